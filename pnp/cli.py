@@ -1,0 +1,126 @@
+"""Command line: `pnp check`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`.
+
+Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
+Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
+starts fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from pnp import __version__
+from pnp.config import ConfigError, Project, load_project
+from pnp.problems import expand_codes
+
+
+def _project(explicit: Path | None) -> Project:
+    return load_project(explicit=explicit)
+
+
+project_option = click.option(
+    "--project",
+    "project_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Project folder or pnp.toml (default: the nearest pnp.toml above the working directory).",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pnp")
+def cli() -> None:
+    """Check card and token records, and render them into print-and-play files."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True
+)
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+@click.option(
+    "--ignore", default="", help="Comma-separated codes or groups (references, json, schema, assets) to skip."
+)
+@click.option("--select", default="", help="Comma-separated codes or groups to report, and only those.")
+@click.option("--render", is_flag=True, help="Also render every card to find text that does not fit (slower).")
+@project_option
+def check(
+    paths: tuple[Path, ...], fmt: str, strict: bool, ignore: str, select: str, render: bool, project_dir: Path | None
+) -> None:
+    """Validate records against their schemas and check every cross-reference."""
+    from pnp.check import CheckOptions, run_check
+    from pnp.report import REPORTER_BY_NAME
+
+    for path in paths:
+        if not path.exists():
+            raise ConfigError(f"{path}: no such file or folder")
+    try:
+        options = CheckOptions(
+            paths=paths,
+            ignore=expand_codes(ignore),
+            select=expand_codes(select),
+            strict=strict,
+            render=render,
+        )
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    project = _project(project_dir)
+    result = run_check(project, options)
+    REPORTER_BY_NAME[fmt](result, sys.stdout)
+    sys.exit(result.exit_code)
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path))
+def new(directory: Path) -> None:
+    """Create a new content project in DIRECTORY (one example kind, schema, record, layout)."""
+    from pnp.scaffold import scaffold
+
+    created = scaffold(directory)
+    click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@project_option
+def stats(fmt: str, project_dir: Path | None) -> None:
+    """Records per game and kind, against the component lists."""
+    from pnp.stats import collect_stats, render_stats
+
+    project = _project(project_dir)
+    rows = collect_stats(project)
+    sys.stdout.write(render_stats(rows, fmt))
+
+
+def main() -> None:
+    """Entry point: every failure is one line on stderr, never a traceback."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Exit as err:
+        sys.exit(err.exit_code)
+    except click.exceptions.Abort:
+        click.echo("pnp: aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(2)
+    except ConfigError as err:
+        click.echo(f"pnp: error: {err}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except SystemExit:
+        raise
+    except Exception as err:  # noqa: BLE001 - the promise is: never a traceback
+        if os.environ.get("PNP_DEBUG"):
+            raise
+        click.echo(
+            f"pnp: internal error: {type(err).__name__}: {err} (set PNP_DEBUG=1 for a traceback, and please report it)",
+            err=True,
+        )
+        sys.exit(2)

@@ -1,0 +1,142 @@
+"""Problems: stable codes with severities, and located problems the reporters print.
+
+Checks yield unlocated `Finding`s (a JSON pointer inside one file); the caller turns them into
+located `Problem`s. Codes never change meaning once published: CI configurations and
+`--ignore` lists depend on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    severity: Severity
+    summary: str
+
+
+CODES: dict[str, Code] = {
+    # reading files
+    "empty-file": Code("error", "the file is empty"),
+    "file-too-large": Code("error", "the file is over the size limit"),
+    "unreadable-file": Code("error", "the file cannot be read"),
+    "invalid-encoding": Code("error", "the file is not valid UTF-8"),
+    "byte-order-mark": Code("error", "the file starts with a UTF-8 byte-order mark"),
+    "json-syntax": Code("error", "the file is not valid JSON"),
+    "duplicate-key": Code("error", "a key appears twice in one object"),
+    "non-finite-number": Code("error", "NaN or Infinity, which JSON does not allow"),
+    "not-a-record": Code("error", "a value that is not a record object"),
+    # kinds and schemas
+    "missing-kind": Code("error", "a record without a kind"),
+    "unknown-kind": Code("error", "a record whose kind has no schema"),
+    "type-mismatch": Code("error", "a value of the wrong JSON type"),
+    "enum-mismatch": Code("error", "a value outside the allowed list"),
+    "const-mismatch": Code("error", "a value other than the one allowed"),
+    "required-property": Code("error", "a required property is missing"),
+    "unexpected-property": Code("error", "a property the schema does not define"),
+    "pattern-mismatch": Code("error", "a string that does not match the required pattern"),
+    "out-of-range": Code("error", "a number outside its allowed range"),
+    "wrong-length": Code("error", "a string, array or object of the wrong size"),
+    "not-unique": Code("error", "an array whose items must be unique"),
+    "schema-violation": Code("error", "any other schema rule"),
+    # cross-references and consistency
+    "duplicate-id": Code("error", "the same id on two records"),
+    "missing-reference": Code("error", "a reference to no record"),
+    "wrong-kind-reference": Code("error", "a reference to a record of another kind"),
+    "count-mismatch": Code("error", "a component count that the records do not match"),
+    "inconsistent-value": Code("error", "a value that contradicts another field of the record"),
+    "unknown-icon": Code("error", "an inline icon that no icon defines"),
+    "missing-asset": Code("error", "an image or font path that does not exist"),
+    "asset-outside-project": Code("error", "an image or font path outside the project"),
+    "bad-asset": Code("error", "a file that is not a readable image or font"),
+    # layouts
+    "unknown-layout-field": Code("error", "a layout template reads a field the kind does not have"),
+    "layout-cycle": Code("error", "layouts that extend each other in a cycle"),
+    "layout-error": Code("error", "a layout file that is not valid"),
+    "layout-unknown-kind": Code("error", "a layout for a kind with no schema"),
+    "missing-layout": Code("warning", "a kind with records and no layout"),
+    "text-overflow": Code("error", "text that does not fit its box even at the minimum size"),
+}
+
+# Names usable with --ignore / --select besides single codes.
+CODE_GROUPS: dict[str, tuple[str, ...]] = {
+    "references": ("missing-reference", "wrong-kind-reference"),
+    "json": (
+        "empty-file",
+        "file-too-large",
+        "unreadable-file",
+        "invalid-encoding",
+        "byte-order-mark",
+        "json-syntax",
+        "duplicate-key",
+        "non-finite-number",
+    ),
+    "schema": (
+        "missing-kind",
+        "unknown-kind",
+        "type-mismatch",
+        "enum-mismatch",
+        "const-mismatch",
+        "required-property",
+        "unexpected-property",
+        "pattern-mismatch",
+        "out-of-range",
+        "wrong-length",
+        "not-unique",
+        "schema-violation",
+        "not-a-record",
+    ),
+    "assets": ("missing-asset", "asset-outside-project", "bad-asset"),
+}
+
+
+def expand_codes(names: str | None) -> frozenset[str]:
+    """Turn 'references,duplicate-id' into the set of codes it stands for."""
+    if not names:
+        return frozenset()
+    codes: set[str] = set()
+    for name in (part.strip() for part in names.split(",")):
+        if not name:
+            continue
+        if name in CODE_GROUPS:
+            codes.update(CODE_GROUPS[name])
+        elif name in CODES:
+            codes.add(name)
+        else:
+            known = ", ".join(sorted([*CODES, *CODE_GROUPS]))
+            raise ValueError(f"unknown problem code {name!r}; known codes: {known}")
+    return frozenset(codes)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A problem inside one file, located by JSON pointer; `at_key` points at the key itself."""
+
+    code: str
+    message: str
+    pointer: str = ""
+    at_key: bool = False
+    severity: Severity | None = None
+    offset: int | None = None  # exact character offset when the check knows it
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    file: str
+    line: int
+    column: int
+    pointer: str
+    code: str
+    severity: Severity
+    message: str
+
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.file, self.line, self.column, self.code, self.message)
+
+
+def severity_of(finding: Finding) -> Severity:
+    return finding.severity or CODES[finding.code].severity

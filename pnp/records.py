@@ -1,0 +1,105 @@
+"""Stage 1: find and load record files. Parse problems are returned as values, never raised."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pnp.jsonfile import Parsed, json_type, line_col, locate, parse_bytes
+from pnp.problems import Finding, Problem, severity_of
+
+
+@dataclass(slots=True)
+class RecordFile:
+    """One file of records. `records` is empty when the file could not be used."""
+
+    path: Path
+    display: str
+    raw: bytes
+    records: list[Any]
+    is_array: bool
+    findings: list[Finding] = field(default_factory=list)
+    _text: str | None = None
+
+    def pointer(self, index: int) -> str:
+        return f"/{index}" if self.is_array else ""
+
+    @property
+    def text(self) -> str:
+        """The decoded text, only needed to locate problems (decoded on first use)."""
+        if self._text is None:
+            raw = self.raw[3:] if self.raw.startswith(b"\xef\xbb\xbf") else self.raw
+            self._text = raw.decode("utf-8", errors="replace")
+        return self._text
+
+    def locate(self, finding: Finding) -> Problem:
+        text = self.text
+        if finding.offset is not None:
+            offset = finding.offset
+        else:
+            try:
+                offset = locate(text, finding.pointer, finding.at_key)
+            except ValueError:  # the file did not parse: point at its start
+                offset = 0
+        line, column = line_col(text, offset)
+        return Problem(
+            file=self.display,
+            line=line,
+            column=column,
+            pointer=finding.pointer,
+            code=finding.code,
+            severity=severity_of(finding),
+            message=finding.message,
+        )
+
+
+def iter_record_paths(roots: Iterable[Path]) -> Iterator[Path]:
+    """Every *.json file under the given files and folders, sorted, hidden folders skipped."""
+    seen: set[Path] = set()
+    for root in roots:
+        candidates = [root] if root.is_file() else sorted(root.rglob("*.json"))
+        for path in candidates:
+            if any(part.startswith(".") for part in path.relative_to(root).parts if root.is_dir()):
+                continue
+            resolved = path.resolve()
+            if resolved not in seen:
+                seen.add(resolved)
+                yield path
+
+
+def load_file(path: Path, display: str, max_bytes: int) -> RecordFile:
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            finding = Finding(
+                "file-too-large",
+                f"file is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
+                "split it into smaller files (or raise max-file-mb in pnp.toml)",
+                offset=0,
+            )
+            return RecordFile(path, display, b"", [], False, [finding])
+        raw = path.read_bytes()
+    except OSError as err:
+        finding = Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)
+        return RecordFile(path, display, b"", [], False, [finding])
+    parsed: Parsed = parse_bytes(raw)
+    record_file = RecordFile(path, display, raw, [], False, list(parsed.findings), parsed.text)
+    if not parsed.ok:
+        return record_file
+    data = parsed.data
+    if isinstance(data, list):
+        record_file.is_array = True
+        record_file.records = data
+    elif isinstance(data, dict):
+        record_file.records = [data]
+    else:
+        record_file.findings.append(
+            Finding(
+                "not-a-record",
+                f"the top-level value is {json_type(data)}, not a record; "
+                "a record file holds one object or an array of objects",
+            )
+        )
+    return record_file

@@ -1,0 +1,125 @@
+"""Reporters, chosen by name (REPORTER_BY_NAME), each writing one CheckResult to a stream."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import IO, Any
+
+from pnp import __version__
+from pnp.check import CheckResult
+from pnp.problems import CODES, Problem
+
+
+def _summary(result: CheckResult) -> str:
+    return (
+        f"{result.files} files, {result.records} records: "
+        f"{result.errors} error{'s' * (result.errors != 1)}, "
+        f"{result.warnings} warning{'s' * (result.warnings != 1)}"
+    )
+
+
+def report_text(result: CheckResult, out: IO[str]) -> None:
+    for p in result.problems:
+        where = f" (at {p.pointer})" if p.pointer else ""
+        out.write(f"{p.file}:{p.line}:{p.column}: {p.severity}[{p.code}]: {p.message}{where}\n")
+    out.write(_summary(result) + "\n")
+
+
+def problem_dict(p: Problem) -> dict[str, Any]:
+    return {
+        "file": p.file,
+        "line": p.line,
+        "column": p.column,
+        "pointer": p.pointer,
+        "code": p.code,
+        "severity": p.severity,
+        "message": p.message,
+    }
+
+
+def report_json(result: CheckResult, out: IO[str]) -> None:
+    payload = {
+        "version": 1,
+        "files": result.files,
+        "records": result.records,
+        "errors": result.errors,
+        "warnings": result.warnings,
+        "problems": [problem_dict(p) for p in result.problems],
+    }
+    out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def _escape_github(value: str, property_value: bool = False) -> str:
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if property_value:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
+
+
+def report_github(result: CheckResult, out: IO[str]) -> None:
+    for p in result.problems:
+        level = "error" if p.severity == "error" else "warning"
+        where = f" (at {p.pointer})" if p.pointer else ""
+        out.write(
+            f"::{level} file={_escape_github(p.file, True)},line={p.line},col={p.column},"
+            f"title={_escape_github(p.code, True)}::{_escape_github(p.message + where)}\n"
+        )
+    out.write(_summary(result) + "\n")
+
+
+def report_sarif(result: CheckResult, out: IO[str]) -> None:
+    used = sorted({p.code for p in result.problems})
+    rules = [
+        {
+            "id": code,
+            "name": "".join(part.capitalize() for part in code.split("-")),
+            "shortDescription": {"text": CODES[code].summary},
+            "defaultConfiguration": {"level": "error" if CODES[code].severity == "error" else "warning"},
+        }
+        for code in used
+    ]
+    rule_index = {code: i for i, code in enumerate(used)}
+    results = [
+        {
+            "ruleId": p.code,
+            "ruleIndex": rule_index[p.code],
+            "level": "error" if p.severity == "error" else "warning",
+            "message": {"text": p.message + (f" (at {p.pointer})" if p.pointer else "")},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": p.file.replace("\\", "/")},
+                        "region": {"startLine": p.line, "startColumn": p.column},
+                    }
+                }
+            ],
+        }
+        for p in result.problems
+    ]
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "pnp",
+                        "version": __version__,
+                        "informationUri": "https://pnp.invalid/docs/checks",
+                        "rules": rules,
+                    }
+                },
+                "results": results,
+            }
+        ],
+    }
+    out.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
+
+
+REPORTER_BY_NAME: dict[str, Callable[[CheckResult, IO[str]], None]] = {
+    "text": report_text,
+    "json": report_json,
+    "github": report_github,
+    "sarif": report_sarif,
+}

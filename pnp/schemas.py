@@ -1,0 +1,314 @@
+"""Stage 2: the kind schemas: loading, validation, and what they declare beyond validation.
+
+Schemas are JSON Schema 2020-12, validated by jsonschema-rs (see README: it reports every
+error with full 2020-12 support at ~100x the speed of the reference implementation).
+Beyond validation, schemas declare (with `x-` keywords that validators ignore) which fields are
+references (`x-ref`, `x-ref-by`), which hold text with inline icons (`x-text`) and which are
+paths to assets (`x-asset`). `sites()` finds them once per kind so checks never hard-code fields.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+import jsonschema_rs
+
+from pnp.config import ConfigError
+from pnp.jsonfile import json_type_name, parse_bytes
+from pnp.problems import Finding
+
+KIND_SUFFIX = ".schema.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A place in a kind's records that a cross-check looks at.
+
+    `path` is a tuple of keys, with '*' for every item of an array or value of a map.
+    """
+
+    path: tuple[str, ...]
+    what: str  # "ref", "text" or "asset"
+    kinds: tuple[str, ...] = ()
+    by: str = "id"
+    asset: str = ""
+
+
+class SchemaSet:
+    """Every schema of a project, by kind, with compiled validators made on first use."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.docs: dict[str, dict[str, Any]] = {}
+        self.kind_uri: dict[str, str] = {}
+        self.kind_file: dict[str, Path] = {}
+        self._validators: dict[str, Any] = {}
+        self._array_validators: dict[str, Any] = {}
+        self._sites: dict[str, tuple[Site, ...]] = {}
+        self._load()
+        self.registry = jsonschema_rs.Registry(list(self.docs.items()))
+
+    def _load(self) -> None:
+        if not self.folder.is_dir():
+            raise ConfigError(f"{self.folder}: schema folder does not exist (set 'schemas' in pnp.toml)")
+        for path in sorted(self.folder.glob(f"*{KIND_SUFFIX}")):
+            parsed = parse_bytes(path.read_bytes())
+            if not parsed.ok or parsed.findings or not isinstance(parsed.data, dict):
+                detail = parsed.findings[0].message if parsed.findings else "not a JSON object"
+                raise ConfigError(f"{path}: schema is not valid JSON: {detail}")
+            schema = parsed.data
+            try:
+                jsonschema_rs.meta.validate(schema)
+            except jsonschema_rs.ValidationError as err:
+                where = "/".join(str(p) for p in err.instance_path)
+                raise ConfigError(f"{path}: not a valid JSON Schema at /{where}: {err.message}") from None
+            uri = schema.get("$id")
+            if not isinstance(uri, str):
+                raise ConfigError(f'{path}: schema has no "$id"; add one ending in {path.name}')
+            self.docs[uri] = schema
+            kind = _declared_kind(schema)
+            stem = path.name[: -len(KIND_SUFFIX)]
+            if kind is None:
+                continue
+            if kind != stem:
+                raise ConfigError(f"{path}: declares kind {kind!r}; the file must be named {kind}{KIND_SUFFIX}")
+            self.kind_uri[kind] = uri
+            self.kind_file[kind] = path
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted(self.kind_uri)
+
+    def validator(self, kind: str) -> Any:
+        found = self._validators.get(kind)
+        if found is None:
+            uri = self.kind_uri[kind]
+            found = jsonschema_rs.validator_for(self.docs[uri], registry=self.registry)
+            self._validators[kind] = found
+        return found
+
+    def array_validator(self, kind: str) -> Any:
+        """Validates a whole array of records of one kind in one call (the fast path)."""
+        found = self._array_validators.get(kind)
+        if found is None:
+            wrapper = {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "array",
+                "items": {"$ref": self.kind_uri[kind]},
+            }
+            found = jsonschema_rs.validator_for(wrapper, registry=self.registry)
+            self._array_validators[kind] = found
+        return found
+
+    def unknown_kind_message(self, kind: object) -> str:
+        known = self.kinds
+        if not isinstance(kind, str):
+            return f"kind must be a string naming a schema; known kinds: {', '.join(known)}"
+        ranked = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, kind, k).ratio())
+        close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown kind {kind!r}; {hint}known kinds, closest first: {', '.join(ranked)}"
+
+    # --- validation ---------------------------------------------------------------------
+
+    def validate(self, kind: str, record: Any, pointer: str) -> Iterator[Finding]:
+        """Every schema error of one record, as findings with the record's pointer prefix."""
+        for error in self.validator(kind).iter_errors(record):
+            yield from self._translate(error, pointer)
+
+    def _translate(self, error: Any, prefix: str) -> Iterator[Finding]:
+        pointer = prefix + "".join("/" + _escape(str(p)) for p in error.instance_path)
+        name = error.kind.name
+        details = error.kind.as_dict()
+        instance = error.instance
+        if name == "additionalProperties" or name == "unevaluatedProperties":
+            allowed = self._allowed_properties(error.absolute_keyword_location)
+            for key in details.get("unexpected", []):
+                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}? " if close else "remove it, or "
+                allowed_text = ", ".join(allowed) if allowed else "none"
+                yield Finding(
+                    "unexpected-property",
+                    f"unexpected property {key!r}; {hint}allowed here: {allowed_text}",
+                    pointer=pointer + "/" + _escape(key),
+                    at_key=True,
+                )
+            return
+        if name == "required":
+            prop = details.get("property")
+            yield Finding("required-property", f"missing required property {prop!r}; add it", pointer)
+            return
+        if name == "enum":
+            options = details.get("options", [])
+            allowed_text = ", ".join(_show(o) for o in options)
+            close = (
+                difflib.get_close_matches(instance, [o for o in options if isinstance(o, str)], n=1, cutoff=0.6)
+                if isinstance(instance, str)
+                else []
+            )
+            hint = f"; did you mean {_show(close[0])}?" if close else ""
+            yield Finding(
+                "enum-mismatch", f"{_show(instance)} is not allowed; use one of: {allowed_text}{hint}", pointer
+            )
+            return
+        if name == "const":
+            expected = details.get("expected_value")
+            yield Finding("const-mismatch", f"{_show(instance)} must be {_show(expected)}", pointer)
+            return
+        if name == "type":
+            types = details.get("types") or [details.get("type")]
+            wanted = " or ".join(str(t) for t in types if t)
+            yield Finding(
+                "type-mismatch", f"expected {wanted}, got {json_type_name(instance)} {_show(instance)}", pointer
+            )
+            return
+        if name == "pattern":
+            pattern = details.get("pattern", "")
+            hint = ""
+            if pattern.startswith("^[a-z0-9]+(-[a-z0-9]+)*$") and isinstance(instance, str):
+                hint = f"; ids are lowercase kebab-case, such as {_kebab(instance)!r}"
+            yield Finding("pattern-mismatch", f"{_show(instance)} does not match {pattern}{hint}", pointer)
+            return
+        code = {
+            "minimum": "out-of-range",
+            "maximum": "out-of-range",
+            "exclusiveMinimum": "out-of-range",
+            "exclusiveMaximum": "out-of-range",
+            "multipleOf": "out-of-range",
+            "minLength": "wrong-length",
+            "maxLength": "wrong-length",
+            "minItems": "wrong-length",
+            "maxItems": "wrong-length",
+            "minProperties": "wrong-length",
+            "maxProperties": "wrong-length",
+            "uniqueItems": "not-unique",
+        }.get(name, "schema-violation")
+        yield Finding(code, error.message, pointer)
+
+    def _allowed_properties(self, location: str) -> list[str]:
+        uri, fragment = urldefrag(location)
+        node: Any = self.docs.get(uri)
+        parts = [p for p in fragment.split("/") if p][:-1]  # drop the keyword itself
+        for part in parts:
+            if isinstance(node, dict):
+                node = node.get(part.replace("~1", "/").replace("~0", "~"))
+            elif isinstance(node, list) and part.isdigit():
+                node = node[int(part)]
+        props: set[str] = set()
+        if isinstance(node, dict):
+            props.update(node.get("properties", {}))
+            for sub in node.get("allOf", []):
+                resolved = self._resolve(uri, sub.get("$ref")) if isinstance(sub, dict) and "$ref" in sub else None
+                if resolved is not None:
+                    props.update(resolved[1].get("properties", {}))
+            if "$ref" in node:
+                resolved = self._resolve(uri, node["$ref"])
+                if resolved is not None:
+                    props.update(resolved[1].get("properties", {}))
+        return sorted(props)
+
+    # --- declarations beyond validation ---------------------------------------------------
+
+    def sites(self, kind: str) -> tuple[Site, ...]:
+        found = self._sites.get(kind)
+        if found is None:
+            uri = self.kind_uri[kind]
+            found = tuple(_walk(self, uri, self.docs[uri], (), set()))
+            self._sites[kind] = found
+        return found
+
+    def _resolve(self, base: str, ref: str) -> tuple[str, Any] | None:
+        target = urljoin(base, ref)
+        uri, fragment = urldefrag(target)
+        node: Any = self.docs.get(uri)
+        for part in (p for p in fragment.split("/") if p):
+            if not isinstance(node, dict):
+                return None
+            node = node.get(part.replace("~1", "/").replace("~0", "~"))
+        return (uri, node) if node is not None else None
+
+    def properties(self, kind: str) -> dict[str, Any]:
+        """Top-level properties a kind's records may have (following $ref and allOf)."""
+        uri = self.kind_uri[kind]
+        return _collect_properties(self, uri, self.docs[uri], set())
+
+
+def _collect_properties(schemas: SchemaSet, uri: str, node: Any, seen: set[int]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if not isinstance(node, dict) or id(node) in seen:
+        return out
+    seen.add(id(node))
+    out.update(node.get("properties", {}))
+    if "$ref" in node:
+        resolved = schemas._resolve(uri, node["$ref"])
+        if resolved is not None:
+            for key, value in _collect_properties(schemas, resolved[0], resolved[1], seen).items():
+                out.setdefault(key, value)
+    for sub in node.get("allOf", []):
+        out.update(_collect_properties(schemas, uri, sub, seen))
+    return out
+
+
+def _walk(
+    schemas: SchemaSet, uri: str, node: Any, path: tuple[str, ...], active: set[tuple[str, int]]
+) -> Iterator[Site]:
+    if not isinstance(node, dict):
+        return
+    marker = (uri, id(node))
+    if marker in active:
+        return
+    active = active | {marker}
+    if "x-ref" in node:
+        kinds = node["x-ref"]
+        yield Site(path, "ref", tuple(kinds) if isinstance(kinds, list) else (kinds,), node.get("x-ref-by", "id"))
+    if node.get("x-text"):
+        yield Site(path, "text")
+    if "x-asset" in node:
+        yield Site(path, "asset", asset=str(node["x-asset"]))
+    if "$ref" in node:
+        resolved = schemas._resolve(uri, node["$ref"])
+        if resolved is not None:
+            yield from _walk(schemas, resolved[0], resolved[1], path, active)
+    for key, sub in node.get("properties", {}).items():
+        yield from _walk(schemas, uri, sub, (*path, key), active)
+    for sub in node.get("patternProperties", {}).values():
+        yield from _walk(schemas, uri, sub, (*path, "*"), active)
+    if isinstance(node.get("additionalProperties"), dict):
+        yield from _walk(schemas, uri, node["additionalProperties"], (*path, "*"), active)
+    if isinstance(node.get("items"), dict):
+        yield from _walk(schemas, uri, node["items"], (*path, "*"), active)
+    for sub in node.get("prefixItems", []):
+        yield from _walk(schemas, uri, sub, (*path, "*"), active)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        for sub in node.get(keyword, []):
+            yield from _walk(schemas, uri, sub, path, active)
+    for keyword in ("if", "then", "else"):
+        yield from _walk(schemas, uri, node.get(keyword), path, active)
+
+
+def _declared_kind(schema: dict[str, Any]) -> str | None:
+    kind = schema.get("properties", {}).get("kind", {})
+    const = kind.get("const") if isinstance(kind, dict) else None
+    return const if isinstance(const, str) else None
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _show(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _kebab(value: str) -> str:
+    import re
+
+    return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-") or "my-id"

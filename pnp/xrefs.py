@@ -1,0 +1,328 @@
+"""Stage 3: what a schema cannot see. Two phases: index every record once, then look up.
+
+Checks are generators of (file, finding) pairs; the caller locates and filters them.
+Codes: duplicate-id, missing-reference, wrong-kind-reference, count-mismatch, unknown-icon,
+missing-asset, asset-outside-project, bad-asset, inconsistent-value.
+"""
+
+from __future__ import annotations
+
+import bisect
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pnp.jsonfile import locate
+from pnp.problems import Finding
+from pnp.records import RecordFile
+from pnp.schemas import Site
+
+Located = tuple[RecordFile, Finding]
+
+
+@dataclass(slots=True)
+class Index:
+    """Every usable record, indexed once: ids (with their kind and place) and files per kind."""
+
+    first: dict[str, tuple[str, RecordFile, int]] = field(default_factory=dict)
+    duplicates: dict[str, list[tuple[str, RecordFile, int]]] = field(default_factory=dict)
+    files_by_kind: dict[str, list[RecordFile]] = field(default_factory=dict)
+    _by_field: dict[tuple[tuple[str, ...], str], dict[Any, str]] = field(default_factory=dict)
+    _sorted_ids: dict[tuple[str, ...], tuple[list[str], list[str]]] = field(default_factory=dict)
+
+    def add_file(self, record_file: RecordFile, kinds: Iterable[str]) -> None:
+        first = self.first
+        for index, record in enumerate(record_file.records):
+            if type(record) is not dict:
+                continue
+            rid = record.get("id")
+            if type(rid) is not str:
+                continue
+            entry = (record.get("kind"), record_file, index)
+            seen = first.setdefault(rid, entry)  # type: ignore[arg-type]
+            if seen is not entry:
+                self.duplicates.setdefault(rid, [seen]).append(entry)  # type: ignore[arg-type]
+        for kind in kinds:
+            self.files_by_kind.setdefault(kind, []).append(record_file)
+
+    def records_of(self, kind: str) -> Iterator[tuple[RecordFile, int, dict[str, Any]]]:
+        for record_file in self.files_by_kind.get(kind, []):
+            for index, record in enumerate(record_file.records):
+                if type(record) is dict and record.get("kind") == kind:
+                    yield record_file, index, record
+
+    def by_field(self, kinds: tuple[str, ...], name: str) -> dict[Any, str]:
+        """value of `name` -> id, over records of `kinds` (built on first use)."""
+        key = (kinds, name)
+        table = self._by_field.get(key)
+        if table is None:
+            table = {}
+            for kind in kinds:
+                for _, _, record in self.records_of(kind):
+                    value = record.get(name)
+                    if isinstance(value, (str, int)) and not isinstance(value, bool):
+                        table.setdefault(value, str(record.get("id")))
+            self._by_field[key] = table
+        return table
+
+    def closest_ids(self, wanted: str, kinds: tuple[str, ...]) -> list[str]:
+        """Ids of `kinds` closest to `wanted`: neighbours in sorted and reversed order, ranked.
+
+        Looking only at sorted neighbours keeps a typo lookup O(log n) at 100,000 ids; a typo
+        leaves either the start or the end of an id intact, so one of the two orders finds it.
+        """
+        cached = self._sorted_ids.get(kinds)
+        if cached is None:
+            wanted_kinds = set(kinds)
+            ids = sorted(rid for rid, (kind, _, _) in self.first.items() if kind in wanted_kinds)
+            cached = (ids, sorted(rid[::-1] for rid in ids))
+            self._sorted_ids[kinds] = cached
+        forward, backward = cached
+        candidates: set[str] = set()
+        for ordered, probe, flip in ((forward, wanted, False), (backward, wanted[::-1], True)):
+            at = bisect.bisect_left(ordered, probe)
+            for near in ordered[max(0, at - 8) : at + 8]:
+                candidates.add(near[::-1] if flip else near)
+        return difflib.get_close_matches(wanted, sorted(candidates), n=3, cutoff=0.6)
+
+
+def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
+    index = Index()
+    for record_file, kinds in files:
+        index.add_file(record_file, kinds)
+    return index
+
+
+def check_duplicates(index: Index) -> Iterator[Located]:
+    for rid, places in index.duplicates.items():
+        for _kind, record_file, i in places:
+            others = [f"{f.display}:{_line_of(f, j)} ({k})" for k, f, j in places if (f, j) != (record_file, i)]
+            yield (
+                record_file,
+                Finding(
+                    "duplicate-id",
+                    f"id {rid!r} is used more than once: also at {', '.join(others)}; ids must be unique",
+                    pointer=record_file.pointer(i) + "/id",
+                ),
+            )
+
+
+def _line_of(record_file: RecordFile, i: int) -> int:
+    offset = locate(record_file.text, record_file.pointer(i) + "/id")
+    return record_file.text.count("\n", 0, offset) + 1
+
+
+def values_at(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
+    """(pointer, value) for every value at `path` ('*' = each item / map value)."""
+    if not path:
+        yield pointer, node
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                yield from values_at(item, rest, f"{pointer}/{i}")
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                yield from values_at(item, rest, f"{pointer}/{_escape(key)}")
+    elif isinstance(node, dict) and head in node:
+        yield from values_at(node[head], rest, f"{pointer}/{_escape(head)}")
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def check_references(index: Index, kind: str, sites: tuple[Site, ...]) -> Iterator[Located]:
+    ref_sites = [s for s in sites if s.what == "ref"]
+    if not ref_sites:
+        return
+    first = index.first
+    for record_file, i, record in index.records_of(kind):
+        for site in ref_sites:
+            head = site.path[0] if site.path else None
+            if head is None or head not in record:
+                continue
+            if len(site.path) == 1 and site.by == "id":
+                value = record[head]
+                entry = first.get(value) if type(value) is str else None
+                if entry is not None and entry[0] in site.kinds:
+                    continue
+                found: Iterable[tuple[str, Any]] = [(f"{record_file.pointer(i)}/{_escape(head)}", value)]
+            else:
+                found = values_at(record, site.path, record_file.pointer(i))
+            for pointer, value in found:
+                finding = _reference_problem(index, site, value, pointer)
+                if finding is not None:
+                    yield record_file, finding
+
+
+def kinds_phrase(kinds: tuple[str, ...]) -> str:
+    """'homm3.spell', 'homm3.spell or homm3.ability', or 'one of 13 kinds (homm3.unit, ...)'."""
+    if len(kinds) <= 3:
+        return " or ".join(kinds)
+    return f"one of {len(kinds)} kinds ({', '.join(kinds[:3])}, ...)"
+
+
+def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Finding | None:
+    kinds_text = kinds_phrase(site.kinds)
+    if site.by != "id":
+        table = index.by_field(site.kinds, site.by)
+        if value in table:
+            return None
+        known = ", ".join(str(v) for v in sorted(table, key=str)[:20])
+        return Finding(
+            "missing-reference",
+            f"{value!r} names no {kinds_text} by {site.by}; existing: {known or 'none'}",
+            pointer,
+        )
+    if not isinstance(value, str):
+        return None  # the schema reports the wrong type
+    entry = index.first.get(value)
+    if entry is None:
+        close = index.closest_ids(value, site.kinds)
+        hint = f"; did you mean {close[0]!r}?" if close else "; add that record, or correct the id"
+        return Finding("missing-reference", f"{value!r} names no {kinds_text} record{hint}", pointer)
+    if entry[0] not in site.kinds:
+        return Finding(
+            "wrong-kind-reference",
+            f"{value!r} is a {entry[0]} (in {entry[1].display}), but this field takes a {kinds_text}",
+            pointer,
+        )
+    return None
+
+
+def check_counts(index: Index) -> Iterator[Located]:
+    """Component lists against the records: exact where complete, a warning where partial."""
+    lists = [k for k in index.files_by_kind if k.endswith(".component-list")]
+    for list_kind in lists:
+        for record_file, i, record in index.records_of(list_kind):
+            components = record.get("components")
+            if not isinstance(components, list):
+                continue
+            for n, component in enumerate(components):
+                if not isinstance(component, dict) or not isinstance(component.get("kind"), str):
+                    continue
+                finding = _count_problem(index, component, f"{record_file.pointer(i)}/components/{n}/count")
+                if finding is not None:
+                    yield record_file, finding
+
+
+def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Finding | None:
+    kind = component["kind"]
+    expected = component.get("count")
+    if not isinstance(expected, int):
+        return None
+    where = component.get("where") or {}
+    present = 0
+    for _, _, record in index.records_of(kind):
+        if all(record.get(k) == v for k, v in where.items()):
+            copies = record.get("copies", 1)
+            present += copies if isinstance(copies, int) else 1
+    if present == expected:
+        return None
+    subset = f" with {', '.join(f'{k}={v}' for k, v in where.items())}" if where else ""
+    name = component.get("name", kind)
+    note = f" ({component['note']})" if component.get("note") else ""
+    if component.get("transcription") == "partial" and present < expected:
+        return Finding(
+            "count-mismatch",
+            f"{name}: the component list counts {expected}, {present} {kind} transcribed{subset}; "
+            f"{expected - present} missing because the seeds do not list them all{note}",
+            pointer,
+            severity="warning",
+        )
+    return Finding(
+        "count-mismatch",
+        f"{name}: the component list counts {expected}, but there are {present} {kind}{subset} "
+        f"(sum of copies); add or remove records, or fix the count{note}",
+        pointer,
+    )
+
+
+ICON = re.compile(r"\{([^{}\s]*)\}")
+
+
+def check_icons(index: Index, kind: str, sites: tuple[Site, ...], icons: frozenset[str]) -> Iterator[Located]:
+    text_sites = [s for s in sites if s.what == "text"]
+    if not text_sites:
+        return
+    for record_file, i, record in index.records_of(kind):
+        for site in text_sites:
+            if site.path and site.path[0] not in record:
+                continue
+            for pointer, value in values_at(record, site.path, record_file.pointer(i)):
+                if not isinstance(value, str) or "{" not in value:
+                    continue
+                for match in ICON.finditer(value):
+                    name = match.group(1)
+                    if name in icons:
+                        continue
+                    close = difflib.get_close_matches(name, sorted(icons), n=1, cutoff=0.6)
+                    hint = f"did you mean {{{close[0]}}}? " if close else ""
+                    start = locate(record_file.text, pointer)
+                    token_at = record_file.text.find(match.group(), start)
+                    yield (
+                        record_file,
+                        Finding(
+                            "unknown-icon",
+                            f"unknown icon {match.group()} in text; {hint}"
+                            f"icons are defined in layouts/icons.json: {', '.join(sorted(icons)) or 'none'}",
+                            pointer,
+                            offset=token_at if token_at >= 0 else start,
+                        ),
+                    )
+
+
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+FONT_MAGIC = (b"\x00\x01\x00\x00", b"true", b"OTTO")
+
+
+def check_assets(index: Index, kind: str, sites: tuple[Site, ...], root: Path) -> Iterator[Located]:
+    asset_sites = [s for s in sites if s.what == "asset"]
+    if not asset_sites:
+        return
+    for record_file, i, record in index.records_of(kind):
+        for site in asset_sites:
+            if site.path and site.path[0] not in record:
+                continue
+            for pointer, value in values_at(record, site.path, record_file.pointer(i)):
+                if isinstance(value, str):
+                    finding = asset_problem(root, value, site.asset, pointer)
+                    if finding is not None:
+                        yield record_file, finding
+
+
+def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding | None:
+    """Whether `value` is a readable image or font inside the project (symlinks resolved)."""
+    candidate = Path(value)
+    if candidate.is_absolute() or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        return Finding(
+            "asset-outside-project", f"{value!r} is an absolute path; use a path relative to the project root", pointer
+        )
+    resolved = (root / candidate).resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        return Finding(
+            "asset-outside-project",
+            f"{value!r} points outside the project folder (through ../ or a symlink); keep assets inside the project",
+            pointer,
+        )
+    if not resolved.is_file():
+        return Finding(
+            "missing-asset",
+            f"{asset} {value!r} does not exist (paths are relative to the project root); check the path or add the file",
+            pointer,
+        )
+    try:
+        with resolved.open("rb") as handle:
+            head = handle.read(16)
+    except OSError as err:
+        return Finding("bad-asset", f"{asset} {value!r} cannot be read: {err.strerror}", pointer)
+    magic = IMAGE_MAGIC if asset == "image" else FONT_MAGIC
+    if not head.startswith(magic):
+        wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
+        return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)
+    return None

@@ -1,0 +1,88 @@
+"""Run one case folder (tests/cases/<name>/) through the real `pnp check` CLI.
+
+A case folder holds input files laid out as in a project (`cards/`, and optionally `schemas/`,
+`layouts/`, `assets/`, `pnp.toml`) and `expected.json`:
+{"args": [...], "exit": 1, "problems": [{file, line, column, pointer, code, severity, message}]}
+or, for the non-JSON formats, "stdout" instead of "problems". The case is copied over a fresh
+project made of this repository's pnp.toml, schemas and layouts (cards replaced).
+"base": "fixture" starts from tests/fixture/ (small stable test schemas) instead of the repo.
+"generate" lists files made at run time (too big to commit): {"cards/big.json": {"bytes": N}}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "tests" / "cases"
+PNP = [sys.executable, "-m", "pnp"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit_code: int
+    stdout: str
+    stderr: str
+    problems: list[dict[str, Any]] | None
+
+
+def load_expected(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+
+
+FIXTURE = ROOT / "tests" / "fixture"
+
+
+def make_project(folder: Path, target: Path, base: str) -> None:
+    """The repo (base "repo") or the small fixture project (base "fixture"), then the case."""
+    source = ROOT if base == "repo" else FIXTURE
+    shutil.copy(ROOT / "pnp.toml", target / "pnp.toml")
+    shutil.copytree(source / "schemas", target / "schemas")
+    shutil.copy(ROOT / "schemas" / "common.schema.json", target / "schemas" / "common.schema.json")
+    shutil.copytree(source / "layouts", target / "layouts")
+    (target / "cards").mkdir()
+    for item in folder.iterdir():
+        if item.name in ("expected.json", "README.md"):
+            continue
+        destination = target / item.name
+        if item.is_dir():
+            shutil.copytree(item, destination, dirs_exist_ok=True, symlinks=True)
+        else:
+            shutil.copy(item, destination)
+
+
+def generate(target: Path, spec: dict[str, Any]) -> None:
+    for relative, how in spec.get("generate", {}).items():
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as handle:
+            handle.write(b'[{"kind": "homm3.spell", "id": "x", "pad": "')
+            handle.write(b"x" * int(how["bytes"]))
+            handle.write(b'"}]')
+        if how.get("symlink_to"):
+            path.unlink()
+            path.symlink_to(how["symlink_to"])
+
+
+def run_case(folder: Path, spec: dict[str, Any]) -> Outcome:
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "project"
+        target.mkdir()
+        make_project(folder, target, spec.get("base", "repo"))
+        generate(target, spec)
+        args = list(spec.get("args", []))
+        as_json = "--format" not in args
+        command = [*PNP, "check", *(["--format", "json"] if as_json else []), *args]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(command, cwd=target, capture_output=True, text=True, env=env, timeout=300)
+        problems = json.loads(done.stdout)["problems"] if as_json and done.stdout.strip() else None
+        stdout = done.stdout.replace(str(target), "<project>")
+        return Outcome(done.returncode, stdout, done.stderr, problems)
