@@ -62,15 +62,16 @@ class LoadedProject:
         return self.index.records_of(kind)
 
 
-def load_icons(project: Project) -> frozenset[str]:
+def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
+    """layouts/icons.json: the inline icons text may use, by name."""
     path = project.layouts / "icons.json"
     if not path.is_file():
-        return frozenset()
+        return {}
     parsed = parse_bytes(path.read_bytes())
     icons = parsed.data.get("icons") if isinstance(parsed.data, dict) else None
     if not parsed.ok or not isinstance(icons, dict):
         raise ConfigError(f"{path}: must be a JSON object with an 'icons' object")
-    return frozenset(icons)
+    return icons
 
 
 def load_project_records(project: Project, extra: Iterable[Path] = ()) -> LoadedProject:
@@ -152,7 +153,7 @@ def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[
 
 def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     project, schemas, index = loaded.project, loaded.schemas, loaded.index
-    icons = load_icons(project)
+    icons = frozenset(load_icon_specs(project))
     yield from xrefs.check_duplicates(index)
     for kind in sorted(index.files_by_kind):
         sites = schemas.sites(kind)
@@ -160,35 +161,57 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
         yield from xrefs.check_icons(index, kind, sites, icons)
         yield from xrefs.check_assets(index, kind, sites, project.root)
     yield from xrefs.check_counts(index)
+    if any(p.name != "icons.json" for p in project.layouts.glob("*.json")):
+        yield from _layout_findings(loaded)
+
+
+def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
+    """Layout checks, only when the project has layouts (keeps jinja2 out of plain checks)."""
+    from pnp.layout import LayoutSet, check_layouts
+
+    schemas = loaded.schemas
+    layouts = LayoutSet(loaded.project.layouts, loaded.project.display, set(schemas.kind_uri))
+    first_file = {
+        kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)
+    }
+    yield from check_layouts(layouts, schemas.properties, first_file)
 
 
 def run_check(project: Project, options: CheckOptions) -> CheckResult:
     checked_paths = [p.resolve() for p in options.paths]
     extra = [p for p in checked_paths if not p.is_relative_to(project.records)]
     loaded = load_project_records(project, extra)
-    all_findings = list(loaded.findings)
-    all_findings.extend(cross_check(loaded))
-    if checked_paths:
-
-        def is_checked(record_file: RecordFile) -> bool:
-            resolved = record_file.path.resolve()
-            return any(resolved == p or resolved.is_relative_to(p) for p in checked_paths)
-    else:
-
-        def is_checked(record_file: RecordFile) -> bool:
-            return True
-
-    problems: list[Problem] = []
-    for record_file, finding in all_findings:
-        if finding.code in options.ignore or (options.select and finding.code not in options.select):
-            continue
-        if is_checked(record_file):
-            problems.append(record_file.locate(finding))
-    problems.sort(key=Problem.sort_key)
-    files = [f for f in loaded.files if is_checked(f)]
+    problems = check_loaded(loaded, options, checked_paths)
+    files = [f for f in loaded.files if _is_checked(f, checked_paths)]
     return CheckResult(
         problems=tuple(problems),
         files=len(files),
         records=sum(len(f.records) for f in files),
         strict=options.strict,
     )
+
+
+def _is_checked(record_file: RecordFile, checked_paths: list[Path]) -> bool:
+    if not checked_paths:
+        return True
+    resolved = record_file.path.resolve()
+    return any(resolved == p or resolved.is_relative_to(p) for p in checked_paths)
+
+
+def check_loaded(loaded: LoadedProject, options: CheckOptions, checked_paths: list[Path] | None = None) -> list[Problem]:
+    """Every problem of a loaded project, located, filtered and sorted."""
+    checked = checked_paths or []
+    all_findings = list(loaded.findings)
+    all_findings.extend(cross_check(loaded))
+    if options.render:
+        from pnp.build import render_findings
+
+        all_findings.extend(render_findings(loaded))
+    problems: list[Problem] = []
+    for record_file, finding in all_findings:
+        if finding.code in options.ignore or (options.select and finding.code not in options.select):
+            continue
+        if _is_checked(record_file, checked):
+            problems.append(record_file.locate(finding))
+    problems.sort(key=Problem.sort_key)
+    return problems

@@ -97,6 +97,44 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     sys.stdout.write(render_stats(rows, fmt))
 
 
+@cli.command()
+@click.argument("kinds", nargs=-1)
+@click.option("--paper", default=None, help="a4, letter, a3, legal or WIDTHxHEIGHTmm (default: pnp.toml [build] paper).")
+@click.option("--duplex", type=click.Choice(["long", "short", "none"]), default=None,
+              help="Backs mirrored for long-edge or short-edge flipping, or none (fronts only).")
+@click.option("--force", is_flag=True, help="Rebuild even the files whose inputs did not change.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True,
+              help="How to print problems that stop the build.")
+@project_option
+def build(kinds: tuple[str, ...], paper: str | None, duplex: str | None, force: bool, fmt: str,
+          project_dir: Path | None) -> None:
+    """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
+    from pnp.build import BuildOptions, run_build
+    from pnp.check import CheckResult
+    from pnp.impose import ImpositionError, parse_paper
+    from pnp.report import REPORTER_BY_NAME
+
+    project = _project(project_dir)
+    paper_name = paper or project.paper
+    try:
+        parse_paper(paper_name)
+    except ImpositionError as err:
+        raise ConfigError(str(err)) from None
+    options = BuildOptions(paper=paper_name, duplex=duplex or project.duplex, kinds=kinds,  # type: ignore[arg-type]
+                           force=force, progress=True)
+    result = run_build(project, options)
+    if result.problems:
+        REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
+    for path in result.written:
+        click.echo(f"wrote {project.display(path)}", err=True)
+    click.echo(
+        f"pnp build: {len(result.written)} written, {len(result.skipped)} up to date"
+        + (" (stopped: fix the errors above; previous outputs are untouched)" if result.exit_code else ""),
+        err=True,
+    )
+    sys.exit(result.exit_code)
+
+
 def main() -> None:
     """Entry point: every failure is one line on stderr, never a traceback."""
     try:

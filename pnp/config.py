@@ -19,6 +19,15 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class Game:
+    """A game of the project: kinds `PREFIX.*` build into output/FOLDER/."""
+
+    prefix: str
+    title: str
+    folder: str
+
+
+@dataclass(frozen=True, slots=True)
 class Project:
     root: Path
     name: str
@@ -27,6 +36,14 @@ class Project:
     layouts: Path
     output: Path
     max_file_bytes: int
+    games: dict[str, Game]
+    paper: str = "a4"
+    duplex: str = "long"
+
+    def game(self, kind: str) -> Game:
+        """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
+        prefix = kind.split(".", 1)[0]
+        return self.games.get(prefix) or Game(prefix, prefix, prefix)
 
     def display(self, path: Path) -> str:
         """A path as the user should see it: relative to the working directory when inside it."""
@@ -81,6 +98,22 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
             raise ConfigError(f"{path}: [project] {key} = {value!r} points outside the project")
         return resolved
 
+    games: dict[str, Game] = {}
+    for prefix, spec in (table.get("games") or {}).items():
+        if not isinstance(spec, dict):
+            raise ConfigError(f"{path}: [games.{prefix}] must be a table with title and folder")
+        folder_name = str(spec.get("folder", prefix))
+        if "/" in folder_name or folder_name.startswith("."):
+            raise ConfigError(f"{path}: [games.{prefix}] folder must be a plain folder name")
+        games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
+    build = table.get("build") or {}
+    paper = str(build.get("paper", "a4"))
+    duplex = str(build.get("duplex", "long"))
+    if duplex not in ("long", "short", "none"):
+        raise ConfigError(f"{path}: [build] duplex must be long, short or none")
+    unknown_tables = sorted(set(table) - {"project", "games", "build"})
+    if unknown_tables:
+        raise ConfigError(f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build]")
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     if not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise ConfigError(f"{path}: [project] max-file-mb must be a positive number")
@@ -92,4 +125,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         layouts=folder("layouts", "layouts"),
         output=folder("output", "output"),
         max_file_bytes=int(max_mb * 1024 * 1024),
+        games=games,
+        paper=paper,
+        duplex=duplex,
     )

@@ -84,6 +84,10 @@ class SchemaSet:
     def kinds(self) -> list[str]:
         return sorted(self.kind_uri)
 
+    def is_card(self, kind: str) -> bool:
+        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false)."""
+        return bool(self.docs[self.kind_uri[kind]].get("x-card", True))
+
     def validator(self, kind: str) -> Any:
         found = self._validators.get(kind)
         if found is None:

@@ -1,0 +1,254 @@
+"""`pnp build`: check, then render every kind with a layout into output/, incrementally.
+
+Per game: output/<folder>/<kind>.pdf for each kind, and output/<folder>.pdf with them all.
+A build that finds errors writes nothing; each file is written atomically; a file whose inputs
+(records, layouts, icons, fonts, images, options, pnp itself) did not change is not rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs, load_project_records
+from pnp.config import Project
+from pnp.impose import Duplex, ImpositionError, SheetSpec, parse_paper
+from pnp.layout import Layout
+from pnp.output import Manifest, atomic_write, digest
+from pnp.problems import Finding, Problem
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    paper: str = "a4"
+    duplex: Duplex = "long"
+    kinds: tuple[str, ...] = ()
+    force: bool = False
+    progress: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    written: tuple[Path, ...]
+    skipped: tuple[Path, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(p.severity == "error" for p in self.problems) else 0
+
+
+def _code_digest() -> str:
+    hasher = hashlib.sha256()
+    for path in sorted(PACKAGE.glob("*.py")) + [PACKAGE / "layout.schema.json"]:
+        hasher.update(path.read_bytes())
+    return hasher.hexdigest()
+
+
+def _asset_files(project: Project, layout: Layout, records: list[dict[str, Any]]) -> list[Path]:
+    """Files a layout may draw: static image paths in the layout, and record fields that are paths."""
+    files: list[Path] = []
+    for face in ("front", "back"):
+        for element in (layout.data.get(face) or {}).get("elements", []):
+            src = element.get("src")
+            if isinstance(src, str) and "{" not in src:
+                files.append(project.root / src)
+            font = element.get("font")
+            if isinstance(font, str) and font.endswith((".ttf", ".otf")):
+                files.append(project.root / font)
+    for record in records:
+        for key in ("image", "portrait", "art", "icon_image"):
+            value = record.get(key)
+            if isinstance(value, str):
+                files.append(project.root / value)
+    return files
+
+
+def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...]) -> list[str]:
+    kinds = sorted(k for k in loaded.index.files_by_kind if k in layouts.by_kind)
+    if wanted:
+        unknown = [k for k in wanted if k not in loaded.schemas.kind_uri]
+        if unknown:
+            from pnp.config import ConfigError
+
+            raise ConfigError(f"unknown kind {unknown[0]!r}; known kinds: {', '.join(loaded.schemas.kinds)}")
+        kinds = [k for k in kinds if k in wanted]
+    return kinds
+
+
+def render_kind(
+    loaded: LoadedProject, layout: Layout, kind: str, spec: SheetSpec, handle: IO[bytes], title: str,
+    tick: Callable[[int], None] | None = None,
+) -> list[tuple[Any, Finding]]:
+    """Draw one kind's cut sheets into `handle`; returns located render problems."""
+    from pnp.pdf import expand_faces, write_cut_sheets
+    from pnp.render import Renderer
+
+    renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project))
+    records = [((f, i), r) for f, i, r in loaded.records(kind)]
+    faces, issues = expand_faces(renderer, records)
+    found: list[tuple[Any, Finding]] = []
+    for issue in issues:
+        found.append((None, Finding(issue.code, f"{issue.record_id}: {issue.message}")))
+    for sheet_issue in write_cut_sheets(handle, renderer, faces, spec, title, tick):
+        face, issue = sheet_issue.face, sheet_issue.issue
+        record_file, index = face.origin
+        found.append((record_file, Finding(
+            issue.code, f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}", record_file.pointer(index),
+        )))
+    return found
+
+
+def run_build(project: Project, options: BuildOptions) -> BuildResult:
+    from pnp.layout import LayoutSet
+
+    loaded = load_project_records(project)
+    problems = list(check_loaded(loaded, CheckOptions()))
+    if any(p.severity == "error" for p in problems):
+        return BuildResult((), (), tuple(problems))
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    width, height = parse_paper(options.paper)
+    spec = SheetSpec(width, height, duplex=options.duplex)
+    manifest = Manifest(project.output)
+    code = _code_digest()
+    icons_file = project.layouts / "icons.json"
+    written: list[Path] = []
+    skipped: list[Path] = []
+    per_game: dict[str, list[tuple[Path, str]]] = {}
+    kinds = kinds_to_build(loaded, layouts, options.kinds)
+    plans = []
+    for kind in kinds:
+        layout = layouts.by_kind[kind]
+        records = [r for _, _, r in loaded.records(kind)]
+        game = project.game(kind)
+        target = project.output / game.folder / f"{kind}.pdf"
+        key = digest(
+            code, options.paper, options.duplex, layout.data, orjson.dumps(records).decode(),
+            files=[*layout.files, icons_file, *_asset_files(project, layout, records)],
+        )
+        per_game.setdefault(game.folder, []).append((target, key))
+        plans.append((kind, layout, target, key, len(records)))
+    progress = _progress(options.progress, sum(n for *_, n in plans if True))
+    for kind, layout, target, key, count in plans:
+        if not options.force and manifest.fresh(target, key):
+            skipped.append(target)
+            progress(count)
+            continue
+        buffer = io.BytesIO()
+        try:
+            found = render_kind(loaded, layout, kind, spec, buffer, f"{project.game(kind).title}: {kind}")
+        except ImpositionError as err:
+            problems.append(Problem(str(layout.chain[-1].source.display), 1, 1, "", "layout-error", "error", str(err)))
+            continue
+        progress(count)
+        located = [_locate(project, record_file, finding) for record_file, finding in found]
+        problems.extend(located)
+        if any(p.severity == "error" for p in located):
+            continue  # the previous file stays as it was
+        atomic_write(target, lambda handle, data=buffer.getvalue(): handle.write(data))
+        manifest.record(target, key)
+        written.append(target)
+    for folder, parts in sorted(per_game.items()):
+        if options.kinds:
+            continue  # a partial build does not rewrite the combined file
+        combined = project.output / f"{folder}.pdf"
+        key = digest(code, [k for _, k in parts])
+        if not options.force and manifest.fresh(combined, key):
+            skipped.append(combined)
+            continue
+        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, _ in parts):
+            continue
+        _combine(combined, [path for path, _ in parts])
+        manifest.record(combined, key)
+        written.append(combined)
+    sheets = _build_sheets(loaded, project, options, manifest)
+    for path, was_written, messages in sheets:
+        (written if was_written else skipped).append(path)
+        for message in messages:
+            problems.append(Problem(project.display(path), 1, 1, "", "text-overflow", "error", message))
+    manifest.save()
+    return BuildResult(tuple(written), tuple(skipped), tuple(problems))
+
+
+def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions,
+                  manifest: Manifest) -> list[tuple[Path, bool, tuple[str, ...]]]:
+    """Scenario setup sheets and reference aids (pnp.sheets), when the kinds are not filtered."""
+    if options.kinds:
+        return []
+    try:
+        from pnp import sheets
+    except ImportError:
+        return []
+    results = sheets.build_sheets(loaded, project.output, options.paper, manifest, force=options.force)
+    return [(r.path, r.written, tuple(r.problems)) for r in results]
+
+
+def _locate(project: Project, record_file: Any, finding: Finding) -> Problem:
+    if record_file is None:
+        return Problem("", 0, 0, finding.pointer, finding.code, "error", finding.message)
+    return record_file.locate(finding)  # type: ignore[no-any-return]
+
+
+def _combine(target: Path, parts: list[Path]) -> None:
+    """One file with every kind of a game, deterministic (fixed document id)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import ArrayObject, ByteStringObject, NameObject
+
+    writer = PdfWriter()
+    for part in parts:
+        writer.append(str(part))
+    ident = ByteStringObject(hashlib.md5(b"".join(p.read_bytes() for p in parts)).digest())  # noqa: S324 - an id, not security
+    writer._ID = ArrayObject([ident, ident])
+    writer.add_metadata({"/Title": target.stem, "/Creator": "pnp", "/Producer": "pnp"})
+    writer._info.get_object().pop(NameObject("/CreationDate"), None) if writer._info else None
+
+    def write(handle: IO[bytes]) -> None:
+        writer.write(handle)
+
+    atomic_write(target, write)
+
+
+def _progress(enabled: bool, total: int) -> Callable[[int], None]:
+    """A progress bar on a terminal; nothing otherwise."""
+    if not enabled or not sys.stderr.isatty() or total == 0:
+        return lambda n: None
+    import click
+
+    bar = click.progressbar(length=total, label="rendering", file=sys.stderr)
+    bar.__enter__()
+    done = [0]
+
+    def tick(n: int) -> None:
+        done[0] += n
+        bar.update(n)
+        if done[0] >= total:
+            bar.__exit__(None, None, None)
+
+    return tick
+
+
+def render_findings(loaded: LoadedProject) -> list[tuple[Any, Finding]]:
+    """`pnp check --render`: draw every card into a throwaway PDF to find text that does not fit."""
+    from pnp.layout import LayoutSet
+
+    project = loaded.project
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    width, height = parse_paper(project.paper)
+    spec = SheetSpec(width, height, duplex="long")
+    found: list[tuple[Any, Finding]] = []
+    for kind in kinds_to_build(loaded, layouts, ()):
+        try:
+            found.extend((f, x) for f, x in render_kind(loaded, layouts.by_kind[kind], kind, spec, io.BytesIO(), kind)
+                         if f is not None)
+        except ImpositionError:
+            continue  # reported by pnp build
+    return found

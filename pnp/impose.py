@@ -1,0 +1,174 @@
+"""Imposition: pure geometry. Where each card goes on which sheet, crop marks, duplex backs.
+
+Knows nothing of how a card looks. All lengths in points; origin at the page's lower left
+(reportlab's convention). Long-edge duplex: a back sits at x = page_width - x_front - width,
+same y; short-edge: same x, y = page_height - y_front - height.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+MM = 72 / 25.4
+PAPERS: dict[str, tuple[float, float]] = {
+    "a4": (210 * MM, 297 * MM),
+    "letter": (8.5 * 72, 11 * 72),
+    "a3": (297 * MM, 420 * MM),
+    "legal": (8.5 * 72, 14 * 72),
+}
+Duplex = Literal["long", "short", "none"]
+
+
+class ImpositionError(ValueError):
+    """The cards do not fit the paper with these margins."""
+
+
+@dataclass(frozen=True, slots=True)
+class SheetSpec:
+    """How to lay cards out on paper (all in points)."""
+
+    page_width: float
+    page_height: float
+    margin: float = 5 * MM
+    gutter: float = 0.0  # 0: cards butt against each other and share cut lines (9 poker cards on A4)
+    bleed: float = 3 * MM
+    crop_length: float = 4 * MM
+    crop_offset: float = 1 * MM  # gap between the bleed edge and the start of a mark
+    duplex: Duplex = "long"
+
+    @property
+    def spacing(self) -> float:
+        return self.gutter
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """A card's trim box on a page: lower-left corner and size."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One crop-mark line segment."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    columns: int
+    rows: int
+    fronts: tuple[Box, ...]  # in reading order: left to right, top to bottom
+    backs: tuple[Box, ...]  # the matching back position of each front slot
+    marks: tuple[Mark, ...]
+    front_clips: tuple[Box, ...]  # where each card may paint: its bleed, cut back where neighbours are close
+    back_clips: tuple[Box, ...]
+
+    @property
+    def per_sheet(self) -> int:
+        return len(self.fronts)
+
+
+def parse_paper(name: str) -> tuple[float, float]:
+    """'a4', 'letter', or a custom 'WIDTHxHEIGHTmm' / 'in' / 'pt'."""
+    key = name.lower().strip()
+    if key in PAPERS:
+        return PAPERS[key]
+    for unit, factor in (("mm", MM), ("in", 72.0), ("pt", 1.0)):
+        if key.endswith(unit) and "x" in key:
+            width, _, height = key[: -len(unit)].partition("x")
+            try:
+                return float(width) * factor, float(height) * factor
+            except ValueError:
+                break
+    raise ImpositionError(f"unknown paper {name!r}; use a4, letter, a3, legal or WIDTHxHEIGHT with mm, in or pt (210x297mm)")
+
+
+def back_box(front: Box, spec: SheetSpec) -> Box:
+    if spec.duplex == "short":
+        return Box(front.x, spec.page_height - front.y - front.height, front.width, front.height)
+    return Box(spec.page_width - front.x - front.width, front.y, front.width, front.height)
+
+
+def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
+    """As many cards as fit inside the margins, the block centred on the page."""
+    pitch_x = card_width + spec.spacing
+    pitch_y = card_height + spec.spacing
+    usable_w = spec.page_width - 2 * spec.margin
+    usable_h = spec.page_height - 2 * spec.margin
+    columns = int((usable_w + spec.spacing - 2 * spec.bleed) // pitch_x) if usable_w > 0 else 0
+    rows = int((usable_h + spec.spacing - 2 * spec.bleed) // pitch_y) if usable_h > 0 else 0
+    if columns < 1 or rows < 1:
+        raise ImpositionError(
+            f"a {card_width / MM:.1f} x {card_height / MM:.1f} mm card with {spec.bleed / MM:.1f} mm bleed does not fit "
+            f"a {spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page with {spec.margin / MM:.0f} mm margins"
+        )
+    block_w = columns * card_width + (columns - 1) * spec.spacing
+    block_h = rows * card_height + (rows - 1) * spec.spacing
+    left = (spec.page_width - block_w) / 2
+    top = (spec.page_height + block_h) / 2
+    fronts = tuple(
+        Box(left + c * pitch_x, top - card_height - r * pitch_y, card_width, card_height)
+        for r in range(rows)
+        for c in range(columns)
+    )
+    backs = tuple(back_box(box, spec) for box in fronts)
+    front_clips = tuple(_clip(box, fronts, spec) for box in fronts)
+    back_clips = tuple(_clip(box, backs, spec) for box in backs)
+    return Grid(columns, rows, fronts, backs, crop_marks(fronts, spec), front_clips, back_clips)
+
+
+def _clip(box: Box, others: tuple[Box, ...], spec: SheetSpec) -> Box:
+    """The card's bleed box, limited to half the gap on sides where another card is nearer than two bleeds."""
+    reach = {"left": spec.bleed, "right": spec.bleed, "bottom": spec.bleed, "top": spec.bleed}
+    for other in others:
+        if other is box:
+            continue
+        overlaps_y = other.y < box.y + box.height and box.y < other.y + other.height
+        overlaps_x = other.x < box.x + box.width and box.x < other.x + other.width
+        if overlaps_y and other.x >= box.x + box.width - 1e-6:
+            reach["right"] = min(reach["right"], (other.x - box.x - box.width) / 2)
+        if overlaps_y and other.x + other.width <= box.x + 1e-6:
+            reach["left"] = min(reach["left"], (box.x - other.x - other.width) / 2)
+        if overlaps_x and other.y >= box.y + box.height - 1e-6:
+            reach["top"] = min(reach["top"], (other.y - box.y - box.height) / 2)
+        if overlaps_x and other.y + other.height <= box.y + 1e-6:
+            reach["bottom"] = min(reach["bottom"], (box.y - other.y - other.height) / 2)
+    return Box(
+        box.x - reach["left"], box.y - reach["bottom"],
+        box.width + reach["left"] + reach["right"], box.height + reach["bottom"] + reach["top"],
+    )
+
+
+def crop_marks(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
+    """Marks at every trim line, outside the block of cards, so none crosses a card or its bleed."""
+    if not boxes:
+        return ()
+    xs = sorted({round(b.x, 4) for b in boxes} | {round(b.x + b.width, 4) for b in boxes})
+    ys = sorted({round(b.y, 4) for b in boxes} | {round(b.y + b.height, 4) for b in boxes})
+    left = min(b.x for b in boxes) - spec.bleed - spec.crop_offset
+    right = max(b.x + b.width for b in boxes) + spec.bleed + spec.crop_offset
+    bottom = min(b.y for b in boxes) - spec.bleed - spec.crop_offset
+    top = max(b.y + b.height for b in boxes) + spec.bleed + spec.crop_offset
+    length = spec.crop_length
+    marks: list[Mark] = []
+    for x in xs:
+        marks.append(Mark(x, top, x, top + length))
+        marks.append(Mark(x, bottom, x, bottom - length))
+    for y in ys:
+        marks.append(Mark(left, y, left - length, y))
+        marks.append(Mark(right, y, right + length, y))
+    return tuple(marks)
+
+
+def paginate(count: int, per_sheet: int) -> list[range]:
+    """Index ranges of the items on each sheet."""
+    return [range(start, min(start + per_sheet, count)) for start in range(0, count, per_sheet)]

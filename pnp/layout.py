@@ -1,0 +1,311 @@
+"""Layouts as data: load, validate, resolve `extends`, and read templates statically.
+
+A layout file `layouts/<name>.json` says how the records of some kinds are drawn: card size and
+shape, bleed and safe zones, and front / back elements whose text comes from Jinja2 templates
+(run sandboxed). This module never imports reportlab: `pnp check` uses it to find layout
+problems (`layout-error`, `layout-cycle`, `layout-unknown-kind`, `unknown-layout-field`,
+`missing-layout`) without drawing anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema_rs
+from jinja2 import nodes
+from jinja2.exceptions import TemplateSyntaxError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from pnp.problems import Finding
+from pnp.records import RecordFile, load_file
+
+LAYOUT_SCHEMA = Path(__file__).resolve().parent / "layout.schema.json"
+MM = 72 / 25.4
+UNITS = {"mm": MM, "in": 72.0, "pt": 1.0}
+# Trim sizes in mm (width, height).
+SIZE_PRESETS: dict[str, tuple[float, float]] = {
+    "poker": (63, 88),
+    "poker-us": (63.5, 88.9),
+    "mini": (44, 63),
+    "bridge": (57, 89),
+    "tarot": (70, 120),
+    "square": (70, 70),
+    "token-16": (16, 16),
+    "token-20": (20, 20),
+    "token-25": (25, 25),
+    "token-30": (30, 30),
+    "token-38": (38, 38),
+    "hex-30": (30 * 2 / 3**0.5, 30),  # 30 mm across flats, pointy sides left and right
+    "hex-38": (38 * 2 / 3**0.5, 38),
+}
+TEMPLATE_KEYS = ("text", "value", "src", "label")
+# Names a template may use besides record fields.
+CONTEXT_NAMES = frozenset({"record", "number", "shade", "palette", "copy", "face", "kind", "loop", "range", "true", "false", "none"})
+
+
+def template_env() -> ImmutableSandboxedEnvironment:
+    """The sandbox every layout template runs in: no attribute mutation, no unsafe calls."""
+    env = ImmutableSandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+    env.filters["roman"] = _roman
+    return env
+
+
+def _roman(value: Any) -> str:
+    number = int(value)
+    numerals = [(10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")]
+    out = ""
+    for amount, letters in numerals:
+        while number >= amount:
+            out += letters
+            number -= amount
+    return out
+
+
+@dataclass(slots=True)
+class LayoutFile:
+    """One layout file as written (before `extends` is resolved)."""
+
+    name: str
+    source: RecordFile
+    data: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Layout:
+    """A resolved layout: its own file plus every file it extends (nearest last)."""
+
+    name: str
+    chain: list[LayoutFile]
+    data: dict[str, Any]
+    kinds: list[str] = field(default_factory=list)
+
+    @property
+    def files(self) -> list[Path]:
+        return [f.source.path for f in self.chain]
+
+    def size_mm(self) -> tuple[float, float]:
+        size = self.data.get("size", "poker")
+        factor = UNITS[self.data.get("unit", "mm")] / MM
+        if isinstance(size, str):
+            return SIZE_PRESETS[size]
+        return (size["width"] * factor, size["height"] * factor)
+
+    @property
+    def scale(self) -> float:
+        """Points per layout unit."""
+        return UNITS[self.data.get("unit", "mm")]
+
+
+@cache
+def _validator() -> Any:
+    return jsonschema_rs.validator_for(json.loads(LAYOUT_SCHEMA.read_text(encoding="utf-8")))
+
+
+class LayoutSet:
+    """Every layout of a project, resolved, with the problems found on the way."""
+
+    def __init__(self, folder: Path, display: Any, kinds: set[str]) -> None:
+        self.files: dict[str, LayoutFile] = {}
+        self.layouts: dict[str, Layout] = {}
+        self.by_kind: dict[str, Layout] = {}
+        self.findings: list[tuple[RecordFile, Finding]] = []
+        self.env = template_env()
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.json")):
+                if path.name == "icons.json":
+                    continue
+                self._read(path, display(path))
+        for name in sorted(self.files):
+            layout = self._resolve(name)
+            if layout is None or layout.data.get("abstract"):
+                continue
+            self.layouts[name] = layout
+            self._assign(layout, kinds)
+
+    def _read(self, path: Path, display: str) -> None:
+        source = load_file(path, display, 5 * 1024 * 1024)
+        self.findings.extend((source, f) for f in source.findings)
+        if not source.records or source.is_array:
+            if source.records:
+                self.findings.append((source, Finding("layout-error", "a layout file holds one JSON object")))
+            return
+        data = source.records[0]
+        errors = list(_validator().iter_errors(data))
+        for error in errors:
+            pointer = "".join("/" + str(p) for p in error.instance_path)
+            self.findings.append((source, Finding("layout-error", f"{error.message} (see pnp/layout.schema.json)", pointer)))
+        if errors:
+            return
+        self.files[path.stem] = LayoutFile(path.stem, source, data)
+
+    def _resolve(self, name: str) -> Layout | None:
+        chain: list[LayoutFile] = []
+        current: str | None = name
+        while current is not None:
+            if any(f.name == current for f in chain):
+                cycle = " -> ".join([*(f.name for f in chain), current])
+                self.findings.append((chain[0].source, Finding(
+                    "layout-cycle", f"layouts extend each other in a cycle: {cycle}; remove one 'extends'", "/extends"
+                )))
+                return None
+            found = self.files.get(current)
+            if found is None:
+                last = chain[-1]
+                close = difflib.get_close_matches(current, list(self.files), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.findings.append((last.source, Finding(
+                    "layout-error", f"extends {current!r}, which is no layout; {hint}layouts: {', '.join(sorted(self.files))}",
+                    "/extends",
+                )))
+                return None
+            chain.append(found)
+            current = found.data.get("extends")
+        data: dict[str, Any] = {}
+        for layout_file in reversed(chain):
+            data = merge(data, layout_file.data)
+        data.pop("abstract", None) if not chain[0].data.get("abstract") else None
+        return Layout(name, list(reversed(chain)), data, list(chain[0].data.get("kinds", [])))
+
+    def _assign(self, layout: Layout, kinds: set[str]) -> None:
+        own = layout.chain[-1]
+        for i, kind in enumerate(layout.kinds):
+            if kind not in kinds:
+                close = difflib.get_close_matches(kind, sorted(kinds), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                self.findings.append((own.source, Finding(
+                    "layout-unknown-kind", f"layout for kind {kind!r}, which has no schema; {hint}fix the kind name",
+                    f"/kinds/{i}",
+                )))
+                continue
+            other = self.by_kind.get(kind)
+            if other is not None:
+                self.findings.append((own.source, Finding(
+                    "layout-error", f"kind {kind!r} already has layout {other.name!r}; one layout per kind", f"/kinds/{i}",
+                )))
+                continue
+            self.by_kind[kind] = layout
+
+
+def merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    """Child settings over the parent's; faces merge their elements by `name`."""
+    out = copy.deepcopy(base)
+    for key, value in child.items():
+        if key in ("extends", "abstract", "kinds"):
+            out[key] = value
+        elif key in ("front", "back") and isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge_face(out[key], value)
+        elif key == "palettes" and isinstance(out.get(key), dict):
+            palettes = out[key]
+            for name, colors in value.items():
+                palettes[name] = {**palettes.get(name, {}), **colors}
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _merge_face(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    out = {**base, **{k: v for k, v in child.items() if k != "elements"}}
+    elements = list(base.get("elements", []))
+    for element in child.get("elements", []):
+        name = element.get("name")
+        at = next((i for i, e in enumerate(elements) if name and e.get("name") == name), None)
+        if at is None:
+            if not element.get("remove"):
+                elements.append(element)
+        elif element.get("remove"):
+            del elements[at]
+        else:
+            elements[at] = {**elements[at], **element}
+    out["elements"] = elements
+    return out
+
+
+def iter_templates(layout_file: LayoutFile) -> Iterator[tuple[str, str, bool]]:
+    """(pointer, source, is_expression) of every template in one layout file."""
+    data = layout_file.data
+    for face in ("front", "back"):
+        face_data = data.get(face)
+        if not isinstance(face_data, dict):
+            continue
+        for key in ("background",):
+            if isinstance(face_data.get(key), str) and "{{" in face_data[key]:
+                yield f"/{face}/{key}", face_data[key], False
+        for i, element in enumerate(face_data.get("elements", [])):
+            for key in TEMPLATE_KEYS:
+                if isinstance(element.get(key), str):
+                    yield f"/{face}/elements/{i}/{key}", element[key], False
+            for key in ("fill", "stroke", "color"):
+                if isinstance(element.get(key), str) and "{{" in element[key]:
+                    yield f"/{face}/elements/{i}/{key}", element[key], False
+            if isinstance(element.get("when"), str):
+                yield f"/{face}/elements/{i}/when", element["when"], True
+    if isinstance(data.get("copies"), str):
+        yield "/copies", data["copies"], False
+    for name, spec in (data.get("expand") or {}).items():
+        if isinstance(spec, dict):
+            for bound in ("from", "to"):
+                if isinstance(spec.get(bound), str):
+                    yield f"/expand/{name}/{bound}", spec[bound], False
+
+
+def fields_read(env: ImmutableSandboxedEnvironment, source: str, expression: bool) -> set[str]:
+    """Record fields a template reads: free names, and `record.X` / `record['X']`."""
+    ast = env.parse("{{ " + source + " }}" if expression else source)
+    names: set[str] = set()
+    for node in ast.find_all(nodes.Name):
+        if node.ctx == "load":
+            names.add(node.name)
+    for getattr_node in ast.find_all(nodes.Getattr):
+        if isinstance(getattr_node.node, nodes.Name) and getattr_node.node.name == "record":
+            names.add(getattr_node.attr)
+    for getitem in ast.find_all(nodes.Getitem):
+        if (isinstance(getitem.node, nodes.Name) and getitem.node.name == "record"
+                and isinstance(getitem.arg, nodes.Const) and isinstance(getitem.arg.value, str)):
+            names.add(getitem.arg.value)
+    assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
+    return names - assigned - CONTEXT_NAMES
+
+
+def check_layouts(layouts: LayoutSet, properties_of: Any, kinds_with_records: dict[str, RecordFile]) -> Iterator[tuple[RecordFile, Finding]]:
+    """Static layout checks: template syntax and fields, and kinds with records but no layout."""
+    yield from layouts.findings
+    for layout in layouts.layouts.values():
+        expand_names = set((layout.data.get("expand") or {}).keys())
+        allowed: set[str] | None = None
+        for kind in layout.kinds:
+            props = set(properties_of(kind)) if kind in layouts.by_kind and layouts.by_kind[kind] is layout else None
+            if props is not None:
+                allowed = props if allowed is None else allowed & props
+        if allowed is None:
+            continue
+        for layout_file in layout.chain:
+            for pointer, source, expression in iter_templates(layout_file):
+                try:
+                    used = fields_read(layouts.env, source, expression)
+                except TemplateSyntaxError as err:
+                    yield layout_file.source, Finding("layout-error", f"template syntax error: {err.message}", pointer)
+                    continue
+                for name in sorted(used - allowed - expand_names):
+                    close = difflib.get_close_matches(name, sorted(allowed), n=1)
+                    hint = f"did you mean {close[0]!r}? " if close else ""
+                    kinds_text = ", ".join(layout.kinds)
+                    yield layout_file.source, Finding(
+                        "unknown-layout-field",
+                        f"template reads {name!r}, which {kinds_text} records do not have "
+                        f"(layout {layout.name!r}); {hint}fields: {', '.join(sorted(allowed))}",
+                        pointer,
+                    )
+    for kind, record_file in sorted(kinds_with_records.items()):
+        if kind not in layouts.by_kind and not kind.endswith(".component-list"):
+            yield record_file, Finding(
+                "missing-layout",
+                f"kind {kind!r} has records but no layout, so pnp build skips it; add a layout listing it in 'kinds'",
+                record_file.pointer(0) + "/kind",
+            )

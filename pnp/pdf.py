@@ -1,0 +1,122 @@
+"""Write cut sheets: fronts (and mirrored backs) of many faces onto pages, with crop marks.
+
+The only stage that owns a reportlab canvas for cut sheets. Output is deterministic
+(reportlab invariant mode: no timestamps or random ids) and uses only embedded TrueType fonts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from itertools import product
+from typing import IO, Any
+
+from jinja2.exceptions import TemplateError
+from reportlab.lib.colors import black
+from reportlab.pdfgen.canvas import Canvas
+
+from pnp.fonts import SANS, register_bundled
+from pnp.impose import Grid, SheetSpec, grid, paginate
+from pnp.render import Renderer, RenderIssue
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One physical card or token to print: a record, plus its expansion values."""
+
+    record: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+    origin: Any = None  # (record_file, index), to locate problems
+
+
+def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> tuple[list[Face], list[RenderIssue]]:
+    """Every face to print: copies of each record, and the layout's `expand` combinations."""
+    data = renderer.layout.data
+    faces: list[Face] = []
+    issues: list[RenderIssue] = []
+    copies_spec = data.get("copies")
+    expand = data.get("expand") or {}
+    for origin, record in records:
+        context = {**record, "record": record}
+        try:
+            copies = _int_value(renderer, copies_spec, context, default=record.get("copies", 1))
+            axes: list[list[tuple[str, Any]]] = []
+            for name, spec in expand.items():
+                if isinstance(spec, dict):
+                    start = _int_value(renderer, spec["from"], context, 1)
+                    stop = _int_value(renderer, spec["to"], context, 1)
+                    axes.append([(name, n) for n in range(start, stop + 1)])
+                else:
+                    axes.append([(name, value) for value in spec])
+        except (TemplateError, ValueError, TypeError) as err:
+            issues.append(RenderIssue("layout-error", str(record.get("id")), "copies/expand", f"cannot count copies: {err}"))
+            continue
+        combos = [dict(combo) for combo in product(*axes)] if axes else [{}]
+        for extra in combos:
+            for copy_number in range(1, max(int(copies), 0) + 1):
+                faces.append(Face(record, {**extra, "copy": copy_number}, origin))
+    return faces, issues
+
+
+def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: Any) -> int:
+    if spec is None:
+        return int(default) if isinstance(default, int) else 1
+    if isinstance(spec, int):
+        return spec
+    return int(renderer.env.from_string(spec).render(context).strip())
+
+
+@dataclass(frozen=True, slots=True)
+class SheetIssue:
+    face: Face
+    issue: RenderIssue
+
+
+def write_cut_sheets(
+    handle: IO[bytes],
+    renderer: Renderer,
+    faces: list[Face],
+    spec: SheetSpec,
+    title: str,
+    tick: Callable[[int], None] | None = None,
+) -> list[SheetIssue]:
+    """Draw every face, fronts then (if the layout has a back and duplex is on) the backs."""
+    register_bundled()
+    spec = replace(spec, bleed=renderer.bleed)
+    layout_grid = grid(renderer.width, renderer.height, spec)
+    canvas = Canvas(
+        handle, pagesize=(spec.page_width, spec.page_height), invariant=1,
+        initialFontName=SANS.regular, initialFontSize=9, pageCompression=1,
+    )
+    canvas.setTitle(title)
+    canvas.setCreator("pnp")
+    canvas.setAuthor("pnp")
+    problems: list[SheetIssue] = []
+    for sheet in paginate(len(faces), layout_grid.per_sheet):
+        on_sheet = [faces[i] for i in sheet]
+        _draw_page(canvas, renderer, "front", on_sheet, layout_grid.fronts, layout_grid.front_clips, layout_grid, problems)
+        if tick is not None:
+            tick(len(on_sheet))
+        if spec.duplex != "none" and renderer.has_back:
+            _draw_page(canvas, renderer, "back", on_sheet, layout_grid.backs, layout_grid.back_clips, layout_grid, problems)
+    if not faces:
+        canvas.showPage()
+    canvas.save()
+    return problems
+
+
+def _draw_page(canvas: Canvas, renderer: Renderer, face_name: str, faces: list[Face], slots: tuple[Any, ...],
+               clips: tuple[Any, ...], layout_grid: Grid, problems: list[SheetIssue]) -> None:
+    for face, box, clip in zip(faces, slots, clips, strict=False):
+        for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
+            problems.append(SheetIssue(face, issue))
+    _marks(canvas, layout_grid)
+    canvas.showPage()
+
+
+def _marks(canvas: Canvas, layout_grid: Grid) -> None:
+    canvas.setStrokeColor(black)
+    canvas.setLineWidth(0.3)
+    for mark in layout_grid.marks:
+        canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+

@@ -1,0 +1,565 @@
+"""Draw one face of one record into a trim box on a reportlab canvas.
+
+Knows nothing of pages: `impose` decides where the box is, `pdf` owns the canvas. Each layout
+is prepared once (templates compiled, lengths converted to points); drawing a card is then a
+loop over its elements. Text is set with our own greedy wrapper (word widths cached at unit
+size), which is what makes shrink-to-fit cheap enough for 10,000 cards.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Template
+from jinja2.exceptions import TemplateError
+from reportlab.lib.colors import Color, HexColor
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen.canvas import Canvas
+
+from pnp.fonts import FAMILIES, SANS, Family, register_bundled, register_file
+from pnp.impose import Box
+from pnp.layout import Layout, template_env
+
+Context = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderIssue:
+    """Something a face could not draw faithfully: the build reports it and writes nothing."""
+
+    code: str
+    record_id: str
+    element: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Icon:
+    label: str
+    color: Color
+    image: str | None = None
+
+
+@dataclass(slots=True)
+class Element:
+    """One layout element, prepared: lengths in points from the trim's top-left, templates compiled."""
+
+    kind: str
+    name: str
+    spec: dict[str, Any]
+    x: float
+    y: float
+    w: float
+    h: float
+    templates: dict[str, Template] = field(default_factory=dict)
+    when: Any = None
+
+
+@lru_cache(maxsize=65536)
+def _unit_width(text: str, font: str) -> float:
+    return stringWidth(text, font, 1.0)
+
+
+@lru_cache(maxsize=1024)
+def _color(value: str) -> Color:
+    return HexColor(value)
+
+
+MARKUP = re.compile(r"(\*[^*]+\*|_[^_]+_|\{[a-z0-9-]+\})")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    text: str
+    bold: bool
+    italic: bool
+    icon: Icon | None = None
+
+
+def parse_markup(text: str, icons: dict[str, Icon], bold: bool = False, italic: bool = False) -> list[Run]:
+    """*bold*, _italic_ and {icon} tokens; everything else is plain text."""
+    runs: list[Run] = []
+    for part in MARKUP.split(text):
+        if not part:
+            continue
+        if part.startswith("*") and part.endswith("*") and len(part) > 2:
+            runs.append(Run(part[1:-1], True, italic))
+        elif part.startswith("_") and part.endswith("_") and len(part) > 2:
+            runs.append(Run(part[1:-1], bold, True))
+        elif part.startswith("{") and part[1:-1] in icons:
+            runs.append(Run(part, bold, italic, icons[part[1:-1]]))
+        else:
+            runs.append(Run(part, bold, italic))
+    return runs
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    text: str
+    font: str
+    width1: float  # width at size 1
+    space_before: bool
+    icon: Icon | None = None
+
+
+def _words(runs: list[Run], family: Family) -> list[list[Word]]:
+    """Paragraphs of words (explicit newlines split paragraphs)."""
+    paragraphs: list[list[Word]] = [[]]
+    pending_space = False
+    for run in runs:
+        font = family.pick(run.bold, run.italic)
+        if run.icon is not None:
+            paragraphs[-1].append(Word(run.text, font, 1.25, pending_space, run.icon))
+            pending_space = False
+            continue
+        for i, line in enumerate(run.text.split("\n")):
+            if i > 0:
+                paragraphs.append([])
+                pending_space = False
+            pieces = line.split(" ")
+            for j, piece in enumerate(pieces):
+                if j > 0:
+                    pending_space = True
+                if piece:
+                    paragraphs[-1].append(Word(piece, font, _unit_width(piece, font), pending_space))
+                    pending_space = False
+    return paragraphs
+
+
+def wrap(paragraphs: list[list[Word]], width: float, size: float, wrap_lines: bool) -> list[list[Word]] | None:
+    """Greedy line breaking at `size`; None when a single word is wider than the box."""
+    space = _unit_width(" ", SANS.regular) * size
+    lines: list[list[Word]] = []
+    for words in paragraphs:
+        line: list[Word] = []
+        used = 0.0
+        for word in words:
+            w = word.width1 * size
+            extra = w + (space if (line and word.space_before) else 0.0)
+            if line and wrap_lines and used + extra > width + 0.01:
+                lines.append(line)
+                line, used = [word], w
+            else:
+                line.append(word)
+                used += extra
+            if w > width + 0.01:
+                return None
+        lines.append(line)
+    if not wrap_lines and any(_line_width(line, size, space) > width + 0.01 for line in lines):
+        return None
+    return lines
+
+
+def _line_width(line: list[Word], size: float, space: float) -> float:
+    return sum(w.width1 * size + (space if (i and w.space_before) else 0.0) for i, w in enumerate(line))
+
+
+class Renderer:
+    """Draws the faces of one layout. Make one per layout per build."""
+
+    def __init__(self, layout: Layout, root: Path, icons: dict[str, dict[str, Any]]) -> None:
+        register_bundled()
+        self.layout = layout
+        self.root = root.resolve()
+        self.env = template_env()
+        self.scale = layout.scale
+        self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
+        self.icons = {
+            name: Icon(str(spec.get("label", name)), _color(spec.get("color", "#444444")), spec.get("image"))
+            for name, spec in icons.items()
+        }
+        width_mm, height_mm = layout.size_mm()
+        mm = 72 / 25.4
+        self.width = width_mm * mm
+        self.height = height_mm * mm
+        self.bleed = float(layout.data.get("bleed", 3)) * self.scale
+        self.safe = float(layout.data.get("safe", 3)) * self.scale
+        self.shape = layout.data.get("shape", "rect")
+        self.corner = float(layout.data.get("corner_radius", 3 if self.shape == "rounded" else 0)) * self.scale
+        self.faces = {face: self._prepare(face) for face in ("front", "back")}
+        self.has_back = isinstance(layout.data.get("back"), dict)
+        self._family_cache: dict[str, Family] = {}
+
+    def _prepare(self, face: str) -> tuple[Any, list[Element]]:
+        data = self.layout.data.get(face) or {}
+        background = data.get("background")
+        if isinstance(background, str) and "{{" in background:
+            background = self.env.from_string(background)
+        elements = []
+        s = self.scale
+        for i, spec in enumerate(data.get("elements", [])):
+            element = Element(
+                spec["type"], spec.get("name", f"{face}[{i}]"), spec,
+                float(spec.get("x", 0)) * s, float(spec.get("y", 0)) * s,
+                float(spec.get("w", 0)) * s, float(spec.get("h", 0)) * s,
+            )
+            for key in ("text", "value", "src", "label", "fill", "stroke", "color"):
+                value = spec.get(key)
+                if isinstance(value, str) and ("{{" in value or "{%" in value):
+                    element.templates[key] = self.env.from_string(value)
+            if isinstance(spec.get("when"), str):
+                element.when = self.env.compile_expression(spec["when"])
+            elements.append(element)
+        return background, elements
+
+    # --- values ---------------------------------------------------------------------
+
+    def _text(self, element: Element, key: str, context: Context) -> str:
+        template = element.templates.get(key)
+        if template is not None:
+            return template.render(context).strip()
+        value = element.spec.get(key, "")
+        return str(value)
+
+    def _paint(self, value: Any, context: Context, template: Template | None = None) -> Color | None:
+        if template is not None:
+            value = template.render(context).strip()
+        if value is None or value == "" or value == "none":
+            return None
+        if isinstance(value, dict):
+            palette = self.palettes.get(value["palette"], {})
+            key = context.get(value["by"])
+            chosen = palette.get(str(key), value.get("default"))
+            return _color(chosen) if chosen else None
+        return _color(str(value))
+
+    # --- drawing --------------------------------------------------------------------
+
+    def draw(self, canvas: Canvas, face: str, record: dict[str, Any], box: Box, extra: Context | None = None,
+             clip: Box | None = None) -> list[RenderIssue]:
+        """Draw `face` of `record` with its trim at `box`, painting only inside `clip` (default: the bleed)."""
+        context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
+        issues: list[RenderIssue] = []
+        background, elements = self.faces[face]
+        canvas.saveState()
+        self._clip(canvas, box, clip)
+        fill = self._paint(background if not isinstance(background, Template) else None, context,
+                           background if isinstance(background, Template) else None)
+        if fill is not None:
+            canvas.setFillColor(fill)
+            b = self.bleed
+            canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
+        for element in elements:
+            try:
+                if element.when is not None and not element.when(**context):
+                    continue
+                self._draw_element(canvas, element, context, box, issues, record)
+            except TemplateError as err:
+                issues.append(RenderIssue("layout-error", str(record.get("id")), element.name, f"template failed: {err}"))
+        canvas.restoreState()
+        if self.shape in ("round", "hex"):
+            self._cut_guide(canvas, box)
+        return issues
+
+    def _clip(self, canvas: Canvas, box: Box, clip: Box | None) -> None:
+        b = self.bleed
+        path = canvas.beginPath()
+        if clip is None:
+            path.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b)
+        else:
+            path.rect(clip.x, clip.y, clip.width, clip.height)
+        canvas.clipPath(path, stroke=0, fill=0)
+
+    def _cut_guide(self, canvas: Canvas, box: Box) -> None:
+        """A hairline on the cut for round and hex tokens (the crop marks frame their square)."""
+        canvas.saveState()
+        canvas.setStrokeColor(_color("#9a9a9a"))
+        canvas.setLineWidth(0.25)
+        if self.shape == "round":
+            canvas.circle(box.x + box.width / 2, box.y + box.height / 2, min(box.width, box.height) / 2, stroke=1, fill=0)
+        else:
+            self._hex_path(canvas, box.x, box.y, box.width, box.height, stroke=1, fill=0)
+        canvas.restoreState()
+
+    def _frame(self, element: Element, box: Box) -> tuple[float, float, float, float]:
+        """Element box in page points: lower-left x, y, width, height."""
+        width = element.w or (box.width - element.x)
+        height = element.h or (box.height - element.y)
+        return box.x + element.x, box.y + box.height - element.y - height, width, height
+
+    def _draw_element(self, canvas: Canvas, element: Element, context: Context, box: Box,
+                      issues: list[RenderIssue], record: dict[str, Any]) -> None:
+        handler = HANDLERS[element.kind]
+        handler(self, canvas, element, context, box, issues, record)
+
+    def _stroke_fill(self, canvas: Canvas, element: Element, context: Context) -> tuple[int, int]:
+        spec = element.spec
+        fill = self._paint(spec.get("fill"), context, element.templates.get("fill"))
+        stroke = self._paint(spec.get("stroke"), context, element.templates.get("stroke"))
+        if fill is not None:
+            canvas.setFillColor(fill)
+        if stroke is not None:
+            canvas.setStrokeColor(stroke)
+            canvas.setLineWidth(float(spec.get("stroke_width", 0.75)))
+        return (1 if stroke is not None else 0), (1 if fill is not None else 0)
+
+    def _hex_path(self, canvas: Canvas, x: float, y: float, w: float, h: float, stroke: int, fill: int) -> None:
+        path = canvas.beginPath()
+        cy = y + h / 2
+        points = [(x, cy), (x + w / 4, y + h), (x + 3 * w / 4, y + h), (x + w, cy), (x + 3 * w / 4, y), (x + w / 4, y)]
+        path.moveTo(*points[0])
+        for point in points[1:]:
+            path.lineTo(*point)
+        path.close()
+        canvas.drawPath(path, stroke=stroke, fill=fill)
+
+    def family(self, font: str | None) -> Family:
+        if not font:
+            return SANS
+        if font in FAMILIES:
+            return FAMILIES[font]
+        cached = self._family_cache.get(font)
+        if cached is None:
+            path = (self.root / font).resolve()
+            if not path.is_relative_to(self.root):
+                raise TemplateError(f"font {font!r} is outside the project")
+            name = register_file(path)
+            cached = Family(name, name, name, name)
+            self._family_cache[font] = cached
+        return cached
+
+    def set_text(self, canvas: Canvas, text: str, element: Element, frame: tuple[float, float, float, float],
+                 context: Context, issues: list[RenderIssue], record: dict[str, Any], size: float | None = None) -> None:
+        """Wrap, shrink to fit, align and draw `text` inside `frame` (rotated when asked)."""
+        spec = element.spec
+        x, y, w, h = frame
+        rotate = int(spec.get("rotate", 0))
+        if rotate in (90, 270):
+            w, h = h, w
+        family = self.family(spec.get("font"))
+        runs = parse_markup(text, self.icons, bool(spec.get("bold")), bool(spec.get("italic")))
+        paragraphs = _words(runs, family)
+        size = float(size or spec.get("size", 9))
+        min_size = float(spec.get("min_size", size))
+        leading = float(spec.get("leading", 1.18))
+        wrap_lines = bool(spec.get("wrap", True))
+        lines = None
+        while True:
+            lines = wrap(paragraphs, w, size, wrap_lines)
+            if lines is not None and len(lines) * size * leading <= h + 0.01:
+                break
+            if size - 0.5 < min_size - 1e-9:
+                issues.append(RenderIssue(
+                    "text-overflow", str(record.get("id")), element.name,
+                    f"text of element {element.name!r} ({_field_of(element)}) does not fit its "
+                    f"{w / (72 / 25.4):.1f} x {h / (72 / 25.4):.1f} mm box even at {min_size:g} pt; "
+                    "shorten the text or enlarge the box / lower min_size",
+                ))
+                lines = lines or [[word for para in paragraphs for word in para]]
+                break
+            size -= 0.5
+        color = self._paint(spec.get("color", "#111111"), context, element.templates.get("color")) or _color("#111111")
+        canvas.saveState()
+        if rotate:
+            canvas.translate(*frame[:2])
+            fw, fh = frame[2], frame[3]
+            if rotate == 90:
+                canvas.translate(fw, 0)
+            elif rotate == 180:
+                canvas.translate(fw, fh)
+            elif rotate == 270:
+                canvas.translate(0, fh)
+            canvas.rotate(rotate)
+            x, y = 0.0, 0.0
+        self._draw_lines(canvas, lines, x, y, w, h, size, leading, spec, color)
+        canvas.restoreState()
+
+    def _draw_lines(self, canvas: Canvas, lines: list[list[Word]], x: float, y: float, w: float, h: float,
+                    size: float, leading: float, spec: dict[str, Any], color: Color) -> None:
+        align = spec.get("align", "left")
+        valign = spec.get("valign", "top")
+        line_height = size * leading
+        block = len(lines) * line_height
+        if valign == "middle":
+            top = y + (h + block) / 2
+        elif valign == "bottom":
+            top = y + block
+        else:
+            top = y + h
+        space = _unit_width(" ", SANS.regular) * size
+        baseline = top - size * 0.93
+        canvas.setFillColor(color)
+        for line in lines:
+            width = _line_width(line, size, space)
+            if align == "center":
+                cursor = x + (w - width) / 2
+            elif align == "right":
+                cursor = x + w - width
+            else:
+                cursor = x
+            # draw consecutive same-font words as one string
+            i = 0
+            while i < len(line):
+                word = line[i]
+                if i and word.space_before:
+                    cursor += space
+                if word.icon is not None:
+                    self._draw_icon(canvas, word.icon, cursor, baseline, size)
+                    canvas.setFillColor(color)
+                    cursor += word.width1 * size
+                    i += 1
+                    continue
+                text = word.text
+                j = i + 1
+                while j < len(line) and line[j].icon is None and line[j].font == word.font:
+                    text += (" " if line[j].space_before else "") + line[j].text
+                    j += 1
+                canvas.setFont(word.font, size)
+                canvas.drawString(cursor, baseline, text)
+                cursor += _unit_width(text, word.font) * size
+                i = j
+            baseline -= line_height
+
+    def _draw_icon(self, canvas: Canvas, icon: Icon, x: float, baseline: float, size: float) -> None:
+        radius = size * 0.6
+        cx, cy = x + size * 0.625, baseline + size * 0.32
+        canvas.setFillColor(icon.color)
+        canvas.circle(cx, cy, radius, stroke=0, fill=1)
+        label_size = size * (0.55 if len(icon.label) <= 2 else 0.42)
+        canvas.setFillColor(_color("#ffffff"))
+        canvas.setFont(SANS.bold, label_size)
+        canvas.drawCentredString(cx, cy - label_size * 0.35, icon.label)
+
+
+def _field_of(element: Element) -> str:
+    source = element.spec.get("text") or element.spec.get("value") or ""
+    names = re.findall(r"\{\{\s*(?:record\.)?([a-z_][a-z0-9_]*)", source)
+    return f"field {names[0]!r}" if names else "static text"
+
+
+# --- one handler per element type ------------------------------------------------------
+
+Handler = Callable[[Renderer, Canvas, Element, Context, Box, list[RenderIssue], dict[str, Any]], None]
+
+
+def draw_rect(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    x, y, w, h = r._frame(element, box)
+    if element.spec.get("bleed"):
+        b = r.bleed
+        if element.x <= 0.01:
+            x, w = x - b, w + b
+        if element.y <= 0.01:
+            h += b
+        if abs(element.x + (element.w or box.width) - box.width) <= 0.01 or not element.w:
+            w += b
+        if abs(element.y + (element.h or box.height) - box.height) <= 0.01 or not element.h:
+            y, h = y - b, h + b
+    stroke, fill = r._stroke_fill(canvas, element, context)
+    radius = float(element.spec.get("radius", 0)) * r.scale
+    if radius:
+        canvas.roundRect(x, y, w, h, radius, stroke=stroke, fill=fill)
+    else:
+        canvas.rect(x, y, w, h, stroke=stroke, fill=fill)
+
+
+def draw_circle(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+                issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    x, y, w, h = r._frame(element, box)
+    stroke, fill = r._stroke_fill(canvas, element, context)
+    canvas.circle(x + w / 2, y + h / 2, min(w, h) / 2, stroke=stroke, fill=fill)
+
+
+def draw_hexagon(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+                 issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    x, y, w, h = r._frame(element, box)
+    stroke, fill = r._stroke_fill(canvas, element, context)
+    r._hex_path(canvas, x, y, w, h, stroke, fill)
+
+
+def draw_polygon(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+                 issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    stroke, fill = r._stroke_fill(canvas, element, context)
+    points = [(box.x + px * r.scale, box.y + box.height - py * r.scale) for px, py in element.spec["points"]]
+    path = canvas.beginPath()
+    path.moveTo(*points[0])
+    for point in points[1:]:
+        path.lineTo(*point)
+    path.close()
+    canvas.drawPath(path, stroke=stroke, fill=fill)
+
+
+def draw_line(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    spec = element.spec
+    r._stroke_fill(canvas, element, context)
+    x2 = float(spec.get("x2", 0)) * r.scale
+    y2 = float(spec.get("y2", 0)) * r.scale
+    canvas.line(box.x + element.x, box.y + box.height - element.y, box.x + x2, box.y + box.height - y2)
+
+
+def draw_text(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    text = r._text(element, "text", context)
+    if text:
+        r.set_text(canvas, text, element, r._frame(element, box), context, issues, record)
+
+
+def draw_stat(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    """A labelled box: small label on top, the value large in the middle (empty when absent)."""
+    x, y, w, h = r._frame(element, box)
+    stroke, fill = r._stroke_fill(canvas, element, context)
+    if not stroke and not fill:
+        canvas.setStrokeColor(_color("#333333"))
+        canvas.setLineWidth(0.6)
+        stroke = 1
+    canvas.roundRect(x, y, w, h, min(w, h) * 0.15, stroke=stroke, fill=fill)
+    label = r._text(element, "label", context)
+    label_h = h * 0.32 if label else 0.0
+    if label:
+        r.set_text(canvas, label, element, (x + 1, y + h - label_h - 0.5, w - 2, label_h), context, issues, record,
+                   size=min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8))
+    value = r._text(element, "value", context)
+    if value:
+        value_spec = Element(element.kind, element.name, {**element.spec, "align": "center", "valign": "middle", "wrap": False,
+                                                          "bold": True}, 0, 0, 0, 0, element.templates)
+        r.set_text(canvas, value, value_spec, (x + 1, y + 0.5, w - 2, h - label_h - 1), context, issues, record)
+
+
+def draw_image(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
+               issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    source = r._text(element, "src", context)
+    if not source:
+        return
+    path = (r.root / source).resolve()
+    if not path.is_relative_to(r.root):
+        issues.append(RenderIssue("asset-outside-project", str(record.get("id")), element.name,
+                                  f"image {source!r} is outside the project"))
+        return
+    if not path.is_file():
+        issues.append(RenderIssue("missing-asset", str(record.get("id")), element.name,
+                                  f"image {source!r} does not exist"))
+        return
+    x, y, w, h = r._frame(element, box)
+    if element.spec.get("fit", "contain") == "cover":
+        from reportlab.lib.utils import ImageReader
+
+        iw, ih = ImageReader(str(path)).getSize()
+        scale = max(w / iw, h / ih)
+        dw, dh = iw * scale, ih * scale
+        canvas.saveState()
+        clip = canvas.beginPath()
+        clip.rect(x, y, w, h)
+        canvas.clipPath(clip, stroke=0, fill=0)
+        canvas.drawImage(str(path), x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, mask="auto")
+        canvas.restoreState()
+    else:
+        canvas.drawImage(str(path), x, y, w, h, preserveAspectRatio=True, anchor="c", mask="auto")
+
+
+HANDLERS: dict[str, Handler] = {
+    "rect": draw_rect,
+    "circle": draw_circle,
+    "hexagon": draw_hexagon,
+    "polygon": draw_polygon,
+    "line": draw_line,
+    "text": draw_text,
+    "stat": draw_stat,
+    "image": draw_image,
+}
