@@ -16,7 +16,7 @@ from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
-from pnp.impose import Grid, SheetSpec, grid, paginate
+from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
 from pnp.render import Renderer, RenderIssue
 
 
@@ -94,11 +94,11 @@ def write_cut_sheets(
     problems: list[SheetIssue] = []
     for sheet in paginate(len(faces), layout_grid.per_sheet):
         on_sheet = [faces[i] for i in sheet]
-        _draw_page(canvas, renderer, "front", on_sheet, layout_grid.fronts, layout_grid.front_clips, layout_grid, problems)
+        _draw_page(canvas, renderer, "front", on_sheet, layout_grid.fronts, layout_grid.front_clips, layout_grid, spec, problems)
         if tick is not None:
             tick(len(on_sheet))
         if spec.duplex != "none" and renderer.has_back:
-            _draw_page(canvas, renderer, "back", on_sheet, layout_grid.backs, layout_grid.back_clips, layout_grid, problems)
+            _draw_page(canvas, renderer, "back", on_sheet, layout_grid.backs, layout_grid.back_clips, layout_grid, spec, problems)
     if not faces:
         canvas.showPage()
     canvas.save()
@@ -106,17 +106,18 @@ def write_cut_sheets(
 
 
 def _draw_page(canvas: Canvas, renderer: Renderer, face_name: str, faces: list[Face], slots: tuple[Any, ...],
-               clips: tuple[Any, ...], layout_grid: Grid, problems: list[SheetIssue]) -> None:
+               clips: tuple[Any, ...], layout_grid: Grid, spec: SheetSpec, problems: list[SheetIssue]) -> None:
     for face, box, clip in zip(faces, slots, clips, strict=False):
         for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
             problems.append(SheetIssue(face, issue))
-    _marks(canvas, layout_grid)
+    used = slots[: len(faces)]
+    _marks(canvas, layout_grid.marks if len(used) == len(slots) else crop_marks(tuple(used), spec))
     canvas.showPage()
 
 
-def _marks(canvas: Canvas, layout_grid: Grid) -> None:
+def _marks(canvas: Canvas, marks: tuple[Mark, ...]) -> None:
     canvas.setStrokeColor(black)
     canvas.setLineWidth(0.3)
-    for mark in layout_grid.marks:
+    for mark in marks:
         canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
 

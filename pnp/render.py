@@ -426,6 +426,24 @@ class Renderer:
         canvas.drawCentredString(cx, cy - label_size * 0.35, icon.label)
 
 
+class ImagePath(str):
+    """A file path whose str() is its project-relative name.
+
+    reportlab names an image XObject after str(path); with absolute paths the same project
+    built in two folders would differ byte-wise. The characters are still the real path.
+    """
+
+    key: str
+
+    def __new__(cls, path: Path, root: Path) -> ImagePath:
+        made = super().__new__(cls, str(path))
+        made.key = path.relative_to(root).as_posix()
+        return made
+
+    def __str__(self) -> str:
+        return self.key
+
+
 def _field_of(element: Element) -> str:
     source = element.spec.get("text") or element.spec.get("value") or ""
     names = re.findall(r"\{\{\s*(?:record\.)?([a-z_][a-z0-9_]*)", source)
@@ -537,20 +555,27 @@ def draw_image(r: Renderer, canvas: Canvas, element: Element, context: Context, 
                                   f"image {source!r} does not exist"))
         return
     x, y, w, h = r._frame(element, box)
+    image = ImagePath(path, r.root)
     if element.spec.get("fit", "contain") == "cover":
-        from reportlab.lib.utils import ImageReader
-
-        iw, ih = ImageReader(str(path)).getSize()
+        iw, ih = _image_size(path)
         scale = max(w / iw, h / ih)
         dw, dh = iw * scale, ih * scale
         canvas.saveState()
         clip = canvas.beginPath()
         clip.rect(x, y, w, h)
         canvas.clipPath(clip, stroke=0, fill=0)
-        canvas.drawImage(str(path), x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, mask="auto")
+        canvas.drawImage(image, x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, mask="auto")
         canvas.restoreState()
     else:
-        canvas.drawImage(str(path), x, y, w, h, preserveAspectRatio=True, anchor="c", mask="auto")
+        canvas.drawImage(image, x, y, w, h, preserveAspectRatio=True, anchor="c", mask="auto")
+
+
+@lru_cache(maxsize=256)
+def _image_size(path: Path) -> tuple[int, int]:
+    from reportlab.lib.utils import ImageReader
+
+    width, height = ImageReader(str(path)).getSize()
+    return int(width), int(height)
 
 
 HANDLERS: dict[str, Handler] = {

@@ -197,18 +197,33 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
 
 def check_counts(index: Index) -> Iterator[Located]:
     """Component lists against the records: exact where complete, a warning where partial."""
-    lists = [k for k in index.files_by_kind if k.endswith(".component-list")]
-    for list_kind in lists:
+    for record_file, i, n, component in component_lines(index):
+        finding = _count_problem(index, component, f"{record_file.pointer(i)}/components/{n}/count")
+        if finding is not None:
+            yield record_file, finding
+
+
+def count_present(index: Index, component: dict[str, Any]) -> int:
+    """Physical items of a component line's kind (sum of copies), narrowed by its `where`."""
+    where = component.get("where") or {}
+    present = 0
+    for _, _, record in index.records_of(component["kind"]):
+        if all(record.get(k) == v for k, v in where.items()):
+            copies = record.get("copies", 1)
+            present += copies if isinstance(copies, int) else 1
+    return present
+
+
+def component_lines(index: Index) -> Iterator[tuple[RecordFile, int, int, dict[str, Any]]]:
+    """(file, record index, line number, component) for every component line that names a kind."""
+    for list_kind in sorted(k for k in index.files_by_kind if k.endswith(".component-list")):
         for record_file, i, record in index.records_of(list_kind):
             components = record.get("components")
             if not isinstance(components, list):
                 continue
             for n, component in enumerate(components):
-                if not isinstance(component, dict) or not isinstance(component.get("kind"), str):
-                    continue
-                finding = _count_problem(index, component, f"{record_file.pointer(i)}/components/{n}/count")
-                if finding is not None:
-                    yield record_file, finding
+                if isinstance(component, dict) and isinstance(component.get("kind"), str):
+                    yield record_file, i, n, component
 
 
 def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Finding | None:
@@ -217,11 +232,7 @@ def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Fin
     if not isinstance(expected, int):
         return None
     where = component.get("where") or {}
-    present = 0
-    for _, _, record in index.records_of(kind):
-        if all(record.get(k) == v for k, v in where.items()):
-            copies = record.get("copies", 1)
-            present += copies if isinstance(copies, int) else 1
+    present = count_present(index, component)
     if present == expected:
         return None
     subset = f" with {', '.join(f'{k}={v}' for k, v in where.items())}" if where else ""
