@@ -3,8 +3,10 @@
 Schemas are JSON Schema 2020-12, validated by jsonschema-rs (see README: it reports every
 error with full 2020-12 support at ~100x the speed of the reference implementation).
 Beyond validation, schemas declare (with `x-` keywords that validators ignore) which fields are
-references (`x-ref`, `x-ref-by`), which hold text with inline icons (`x-text`) and which are
-paths to assets (`x-asset`). `sites()` finds them once per kind so checks never hard-code fields.
+references (`x-ref`, `x-ref-by`), which hold text with inline icons (`x-text`), which are
+paths to assets (`x-asset`), and consistency rules between fields (`x-max`: a number at most
+the value(s) at relative JSON pointers; `x-covers`: an array whose items' `key` covers a list
+or {min, max} range elsewhere). `sites()` finds them once per kind so checks never hard-code fields.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ class Site:
     """
 
     path: tuple[str, ...]
-    what: str  # "ref", "text" or "asset"
-    kinds: tuple[str, ...] = ()
+    what: str  # "ref", "text", "asset", "max" or "covers"
+    kinds: tuple[str, ...] = ()  # ref: target kinds; max / covers: relative JSON pointers
     by: str = "id"
     asset: str = ""
 
@@ -274,6 +276,12 @@ def _walk(
         yield Site(path, "text")
     if "x-asset" in node:
         yield Site(path, "asset", asset=str(node["x-asset"]))
+    if "x-max" in node:
+        bounds = node["x-max"]
+        yield Site(path, "max", kinds=tuple(bounds) if isinstance(bounds, list) else (bounds,))
+    if isinstance(node.get("x-covers"), dict):
+        covers = node["x-covers"]
+        yield Site(path, "covers", kinds=(str(covers.get("values", "")),), by=str(covers.get("key", "")))
     if "$ref" in node:
         resolved = schemas._resolve(uri, node["$ref"])
         if resolved is not None:

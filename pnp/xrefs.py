@@ -337,3 +337,93 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
         wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
         return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)
     return None
+
+
+def resolve_relative(record: Any, parts: list[str], relative: str) -> Any:
+    """Relative JSON pointer ('2/player_counts') from the value at `parts` inside `record`."""
+    up, _, rest = relative.partition("/")
+    if not up.isdigit() or int(up) > len(parts):
+        return None
+    node: Any = record
+    for part in [*parts[: len(parts) - int(up)], *(p for p in rest.split("/") if p)]:
+        if isinstance(node, dict):
+            node = node.get(part.replace("~1", "/").replace("~0", "~"))
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _numbers(value: Any) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+def _allowed_values(value: Any) -> list[Any]:
+    """A list of values, or every integer of a {min, max} range."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("min"), int) and isinstance(value.get("max"), int):
+        return list(range(value["min"], value["max"] + 1))
+    return []
+
+
+def check_consistency(index: Index, kind: str, sites: tuple[Site, ...]) -> Iterator[Located]:
+    """`x-max` and `x-covers`: values that contradict another field of the same record."""
+    rule_sites = [s for s in sites if s.what in ("max", "covers")]
+    if not rule_sites:
+        return
+    for record_file, i, record in index.records_of(kind):
+        prefix = record_file.pointer(i)
+        for site in rule_sites:
+            if site.path and site.path[0] not in record:
+                continue
+            for pointer, value in values_at(record, site.path, ""):
+                parts = pointer.split("/")[1:]
+                if site.what == "max":
+                    finding = _max_problem(record, parts, site, value, prefix + pointer)
+                else:
+                    finding = _covers_problem(record, parts, site, value, prefix + pointer)
+                if finding is not None:
+                    yield record_file, finding
+
+
+def _max_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    limits = [n for relative in site.kinds for n in _numbers(resolve_relative(record, parts, relative))]
+    if not limits or value <= max(limits):
+        return None
+    names = " / ".join(r.split("/", 1)[1] for r in site.kinds)
+    return Finding(
+        "inconsistent-value",
+        f"{value} is beyond {max(limits):g}, the largest {names} of this record; fix the number or the length",
+        pointer,
+    )
+
+
+def _covers_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
+    if not isinstance(value, list):
+        return None
+    wanted = _allowed_values(resolve_relative(record, parts, site.kinds[0]))
+    present: set[Any] = set()
+    for item in value:
+        got = item.get(site.by) if isinstance(item, dict) else None
+        present.update(got if isinstance(got, list) else [got])
+    missing = [v for v in wanted if v not in present]
+    if not missing:
+        return None
+    target = site.kinds[0].split("/", 1)[1]
+    return Finding(
+        "inconsistent-value",
+        f"no entry for {site.by} {', '.join(map(str, missing))}, which {target} allows; add one per {site.by} value",
+        pointer,
+    )

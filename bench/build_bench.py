@@ -1,0 +1,442 @@
+#!/usr/bin/env python3
+"""Benchmark `pnp build` on synthetic poker cards, against a plain reportlab script drawing the same.
+
+    .venv/bin/python bench/build_bench.py [--sizes 100,1000,10000] [--repeat 3] [--keep DIR]
+
+For each size it generates a content project of poker cards (100 records per file): a title,
+four integer stats, a 40-word rules text, one image (`art/card.png`, a fixed path in the
+layout) and a back, on A4, long-edge duplex. The layout `layouts/bench.card.json` is written
+from the constants of bench/raw_reportlab.py, the baseline: a hand-written reportlab script
+(no pnp code) that reads the same record files and draws the same elements with the same fonts
+on the same 3 x 3 sheets with the same crop marks and back pages. It then times whole processes
+(wall clock), interleaved, best of `--repeat` (one run only when the first took over 20 s):
+
+- `pnp build --force`: a fresh build (check, render, write the kind's PDF and the game's combined PDF);
+- `python bench/raw_reportlab.py`: the baseline;
+- `pnp build` with nothing changed: the no-change rebuild, which must write nothing.
+
+Peak RSS is the child's own ru_maxrss (os.wait4), the largest over the fresh `pnp build` runs.
+The outputs are verified, or the benchmark exits with status 1: every pnp run exits 0 and
+reports no problem, a fresh build writes its files and the no-change rebuild prints
+"0 written"; the pnp PDFs (kind and combined) and the raw PDF have the same number of pages
+(two per sheet of nine cards), and the first sheet of fronts holds the same words in both.
+It prints a markdown table and, last:
+`build 10k: pnp X s, raw reportlab Y s (X/Y = R), peak RSS M MB, no-change rebuild Z s`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import raw_reportlab as raw  # noqa: E402 - the baseline's constants are the layout's single source
+
+REPO = Path(__file__).resolve().parents[1]
+RAW_SCRIPT = Path(raw.__file__).resolve()
+KIND = "bench.card"
+GAME = "bench"
+RECORDS_PER_FILE = 100
+PER_SHEET = 9
+SEED = 20240611
+SLOW_RUN_S = 20.0  # a command whose first timed run takes longer is run once only
+TARGET_R, TARGET_RSS_MB, TARGET_NO_CHANGE_S = 1.3, 200.0, 0.5
+
+ADJECTIVES = ("Ember", "Frost", "Storm", "Stone", "Silver", "Shadow", "Golden", "Ancient", "Wild", "Iron")
+NOUNS = ("Guard", "Drake", "Oracle", "Knight", "Wisp", "Golem", "Archer", "Shaman", "Titan", "Scout")
+WORDS = (
+    "a", "an", "the", "of", "to", "in", "on", "at", "or", "and", "if", "it", "its", "you", "your", "each", "one",
+    "two", "three", "card", "cards", "unit", "units", "enemy", "ally", "allies", "hero", "turn", "round", "gain",
+    "lose", "deal", "damage", "attack", "defense", "move", "moves", "adjacent", "friendly", "discard", "draw",
+    "reveal", "exhaust", "ready", "battle", "ranged", "flying", "shield", "spell", "mana", "crystal", "gold",
+    "instead", "until", "end", "start", "whenever", "target", "choose", "another", "opponent", "reroll",
+    "retaliation", "immediately", "additional", "permanently",
+)
+
+
+# --- generating a project ----------------------------------------------------------------------------------------
+
+
+def card_schema() -> dict[str, object]:
+    stat = {"type": "integer", "minimum": 0, "maximum": 99}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://pnp.invalid/schemas/bench.card.schema.json",
+        "title": "Benchmark poker card",
+        "type": "object",
+        "properties": {
+            "kind": {"const": KIND},
+            "id": {"$ref": "common.schema.json#/$defs/id"},
+            "source": {"$ref": "common.schema.json#/$defs/source"},
+            "title": {"$ref": "common.schema.json#/$defs/name"},
+            "attack": stat,
+            "defense": stat,
+            "health": stat,
+            "speed": stat,
+            "text": {"$ref": "common.schema.json#/$defs/text"},
+        },
+        "required": ["kind", "id", "source", "title", "attack", "defense", "health", "speed", "text"],
+        "additionalProperties": False,
+    }
+
+
+def card_layout() -> dict[str, object]:
+    """The pnp layout drawing what raw_reportlab.py draws (same constants)."""
+    stats = [
+        {
+            "type": "stat", "name": f"stat-{field_name}", "x": x, "y": raw.STAT_Y, "w": raw.STAT_W, "h": raw.STAT_H,
+            "label": label, "value": "{{ " + field_name + " }}", "size": raw.STAT_SIZE, "align": "center",
+            "fill": raw.STAT_FILL, "stroke": raw.STAT_STROKE, "stroke_width": raw.STAT_STROKE_WIDTH,
+        }
+        for label, field_name, x in raw.STATS
+    ]
+    box = ("x", "y", "w", "h")
+    return {
+        "description": "bench/build_bench.py: the same cards as bench/raw_reportlab.py",
+        "kinds": [KIND],
+        "unit": "mm",
+        "size": "poker",
+        "shape": "rect",
+        "bleed": raw.BLEED,
+        "safe": 3,
+        "front": {
+            "background": raw.FRONT_BACKGROUND,
+            "elements": [
+                {"type": "text", "name": "title", **{k: raw.TITLE[k] for k in box}, "text": "{{ title }}",
+                 "size": raw.TITLE["size"], "bold": True, "align": "center", "color": raw.INK},
+                {"type": "image", "name": "art", **{k: raw.ART[k] for k in box}, "src": raw.ART["src"], "fit": "contain"},
+                *stats,
+                {"type": "text", "name": "rules", **{k: raw.RULES[k] for k in box}, "text": "{{ text }}",
+                 "size": raw.RULES["size"], "min_size": raw.RULES["min_size"], "leading": raw.LEADING, "color": raw.INK},
+            ],
+        },
+        "back": {
+            "background": raw.BACK_BACKGROUND,
+            "elements": [
+                {"type": "rect", "name": "frame", **{k: raw.BACK_FRAME[k] for k in box}, "radius": raw.BACK_FRAME["radius"],
+                 "stroke": raw.BACK_FRAME["stroke"], "stroke_width": raw.BACK_FRAME["stroke_width"]},
+                {"type": "text", "name": "back-title", **{k: raw.BACK_TEXT[k] for k in box}, "text": raw.BACK_TEXT["text"],
+                 "size": raw.BACK_TEXT["size"], "bold": True, "align": "center", "valign": "middle",
+                 "color": raw.BACK_TEXT["color"]},
+            ],
+        },
+    }
+
+
+def write_art(path: Path) -> None:
+    """A small RGB PNG (no alpha): a gradient with a few shapes, 300 x 185 px."""
+    from PIL import Image, ImageDraw
+
+    width, height = 300, 185
+    image = Image.new("RGB", (width, height))
+    pixels = image.load()
+    for y in range(height):
+        for x in range(width):
+            pixels[x, y] = (60 + x * 150 // width, 90 + y * 120 // height, 160 - x * 80 // width)
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((40, 30, 140, 130), fill=(230, 190, 60))
+    draw.polygon([(150, 170), (230, 40), (290, 170)], fill=(70, 60, 90))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image.save(path, optimize=True)
+
+
+def rules_text(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(40)]
+    for i in range(6, 36, rng.randint(7, 11)):  # a few sentences
+        words[i] += "."
+        words[i + 1] = words[i + 1].capitalize()
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
+
+
+@dataclass
+class Project:
+    root: Path
+    cards: int
+    files: int
+    bytes: int
+
+
+def generate(root: Path, cards: int) -> Project:
+    """Write a project of `cards` records under `root` (deterministic for a given size)."""
+    rng = random.Random(SEED + cards)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pnp.toml").write_text(
+        '[project]\nname = "build benchmark"\nrecords = "cards"\nschemas = "schemas"\nlayouts = "layouts"\n'
+        'output = "output"\n\n[build]\npaper = "a4"\nduplex = "long"\n\n'
+        f'[games.{GAME}]\ntitle = "Build benchmark"\nfolder = "{GAME}"\n',
+        encoding="utf-8",
+    )
+    (root / "schemas").mkdir(exist_ok=True)
+    shutil.copy(REPO / "schemas" / "common.schema.json", root / "schemas" / "common.schema.json")
+    (root / "schemas" / f"{KIND}.schema.json").write_text(json.dumps(card_schema(), indent=2) + "\n", encoding="utf-8")
+    (root / "layouts").mkdir(exist_ok=True)
+    shutil.copy(REPO / "layouts" / "icons.json", root / "layouts" / "icons.json")
+    (root / "layouts" / f"{KIND}.json").write_text(json.dumps(card_layout(), indent=2) + "\n", encoding="utf-8")
+    write_art(root / raw.ART["src"])
+    folder = root / "cards"
+    folder.mkdir(exist_ok=True)
+    project = Project(root, cards, 0, 0)
+    for start in range(0, cards, RECORDS_PER_FILE):
+        batch = [
+            {
+                "kind": KIND,
+                "id": f"card-{n:06d}",
+                "source": {"seed": "000_6347cdb41225c97f.txt", "section": "Benchmark cards"},
+                "title": f"{rng.choice(ADJECTIVES)} {rng.choice(NOUNS)}",
+                "attack": rng.randint(0, 12),
+                "defense": rng.randint(0, 12),
+                "health": rng.randint(1, 20),
+                "speed": rng.randint(1, 6),
+                "text": rules_text(rng),
+            }
+            for n in range(start, min(start + RECORDS_PER_FILE, cards))
+        ]
+        data = json.dumps(batch, indent=2, ensure_ascii=False) + "\n"
+        (folder / f"cards-{start // RECORDS_PER_FILE:04d}.json").write_text(data, encoding="utf-8")
+        project.files += 1
+        project.bytes += len(data.encode("utf-8"))
+    return project
+
+
+# --- running and timing --------------------------------------------------------------------------------------------
+
+
+def tool(name: str) -> str:
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.exists() else shutil.which(name)
+    if not found:
+        sys.exit(f"build_bench: {name} not found next to {sys.executable} or on PATH")
+    return found
+
+
+@dataclass
+class Timed:
+    times: list[float] = field(default_factory=list)
+    peak_rss_kb: int = 0
+    stdout: str = ""
+    stderr: str = ""
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def runs(self) -> int:
+        return len(self.times)
+
+    @property
+    def peak_mb(self) -> float:
+        return self.peak_rss_kb / 1024
+
+
+def run(cmd: list[str], cwd: Path, timed: Timed | None = None) -> Timed:
+    """Run one process; wall clock, and its own peak RSS from os.wait4 (not the benchmark's)."""
+    timed = timed if timed is not None else Timed()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if proc.returncode != 0:
+        sys.exit(f"build_bench: {' '.join(cmd[:3])} ... exited {proc.returncode}:\n{stdout[-2000:]}{stderr[-2000:]}")
+    timed.times.append(elapsed)
+    timed.peak_rss_kb = max(timed.peak_rss_kb, usage.ru_maxrss)  # KiB on Linux
+    timed.stdout, timed.stderr = stdout, stderr
+    return timed
+
+
+def written_count(stderr: str) -> int:
+    match = re.search(r"pnp build: (\d+) written, (\d+) up to date", stderr)
+    if match is None:
+        sys.exit(f"build_bench: no summary line in the pnp build output:\n{stderr[-2000:]}")
+    return int(match.group(1))
+
+
+def page_count(path: Path) -> int:
+    from pypdf import PdfReader
+
+    return len(PdfReader(path).pages)
+
+
+def first_page_words(path: Path) -> Counter[str]:
+    from pypdf import PdfReader
+
+    return Counter(PdfReader(path).pages[0].extract_text().split())
+
+
+@dataclass
+class SizeResult:
+    project: Project
+    pnp: Timed
+    raw: Timed
+    no_change: Timed
+    pages: int
+    pnp_pdf_bytes: int
+    combined_pdf_bytes: int
+    raw_pdf_bytes: int
+    failures: list[str]
+
+    @property
+    def ratio(self) -> float:
+        return self.pnp.best / self.raw.best
+
+
+def bench_size(cards: int, workdir: Path, repeat: int) -> SizeResult:
+    t0 = time.perf_counter()
+    project = generate(workdir / f"cards-{cards}", cards)
+    root = project.root
+    print(
+        f"# {cards} cards: {project.files} record files, {project.bytes / 1e6:.1f} MB, "
+        f"generated in {time.perf_counter() - t0:.1f} s",
+        file=sys.stderr,
+        flush=True,
+    )
+    pnp = tool("pnp")
+    raw_pdf = root / "raw" / f"{KIND}.pdf"
+    commands = {
+        "pnp": [pnp, "build", "--force"],
+        "raw": [sys.executable, str(RAW_SCRIPT), str(root), str(raw_pdf)],
+        "no_change": [pnp, "build"],
+    }
+    failures: list[str] = []
+    warm = run([pnp, "build", "--force"], root)  # a first build: warms the page cache and the .pyc files, untimed
+    if written_count(warm.stderr) < 2:
+        failures.append(f"{cards}: the first pnp build wrote nothing")
+    timings = {name: Timed() for name in commands}
+    for _ in range(repeat):  # interleaved, so a noisy moment hurts every command alike
+        for name, cmd in commands.items():
+            if timings[name].runs and timings[name].best > SLOW_RUN_S:
+                continue
+            run(cmd, root, timings[name])
+            print(f"  {name}: {timings[name].best:.3f} s (best of {timings[name].runs})", file=sys.stderr, flush=True)
+            if name == "pnp" and written_count(timings[name].stderr) < 2:
+                failures.append(f"{cards}: pnp build --force did not write the kind's PDF and the combined PDF")
+            if name == "no_change" and written_count(timings[name].stderr) != 0:
+                failures.append(f"{cards}: the no-change rebuild wrote files: {timings[name].stderr.strip()[-300:]}")
+    for name in ("pnp", "no_change"):
+        if timings[name].stdout.strip():
+            failures.append(f"{cards}: {name} reported problems:\n{timings[name].stdout[-1000:]}")
+    if "0 written" not in timings["no_change"].stderr:
+        failures.append(f"{cards}: the no-change rebuild did not print '0 written'")
+
+    kind_pdf = root / "output" / GAME / f"{KIND}.pdf"
+    combined_pdf = root / "output" / f"{GAME}.pdf"
+    expected = 2 * math.ceil(cards / PER_SHEET)
+    counts = {path: page_count(path) for path in (kind_pdf, combined_pdf, raw_pdf)}
+    for path, count in counts.items():
+        if count != expected:
+            failures.append(f"{cards}: {path.relative_to(root)} has {count} pages, expected {expected}")
+    pnp_words, raw_words = first_page_words(kind_pdf), first_page_words(raw_pdf)
+    if pnp_words != raw_words:
+        only_pnp, only_raw = pnp_words - raw_words, raw_words - pnp_words
+        failures.append(
+            f"{cards}: the first sheets differ in their words: pnp only {sorted(only_pnp.elements())[:10]}, "
+            f"raw only {sorted(only_raw.elements())[:10]}"
+        )
+    return SizeResult(
+        project, timings["pnp"], timings["raw"], timings["no_change"], expected,
+        kind_pdf.stat().st_size, combined_pdf.stat().st_size, raw_pdf.stat().st_size, failures,
+    )
+
+
+# --- reporting -----------------------------------------------------------------------------------------------------
+
+
+def label(cards: int) -> str:
+    return f"{cards // 1000}k" if cards % 1000 == 0 and cards >= 1000 else str(cards)
+
+
+def seconds(t: Timed) -> str:
+    return f"{t.best:.2f}" + ("" if t.runs > 1 else "¹")
+
+
+def accelerated() -> str:
+    try:
+        import _rl_accel  # noqa: F401
+    except ImportError:
+        return "without the C accelerator (pip install 'reportlab[accel]')"
+    return "with the C accelerator (rl_accel)"
+
+
+def print_table(results: list[SizeResult], repeat: int) -> None:
+    import reportlab
+
+    print(
+        f"pnp build benchmark: {platform.python_implementation()} {platform.python_version()}, reportlab "
+        f"{reportlab.Version} {accelerated()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
+        f"wall clock of whole processes, best of {repeat} (¹ one run only: the first took over {SLOW_RUN_S:.0f} s)"
+    )
+    print()
+    print(
+        "| cards | pnp s | raw s | R = pnp/raw | peak RSS MB | no-change s | pages | pnp PDF MB | combined PDF MB "
+        "| raw PDF MB | raw peak RSS MB |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r.project.cards:,} | {seconds(r.pnp)} | {seconds(r.raw)} | {r.ratio:.2f} | {r.pnp.peak_mb:.0f} "
+            f"| {seconds(r.no_change)} | {r.pages:,} | {r.pnp_pdf_bytes / 1e6:.1f} | {r.combined_pdf_bytes / 1e6:.1f} "
+            f"| {r.raw_pdf_bytes / 1e6:.1f} | {r.raw.peak_mb:.0f} |"
+        )
+    print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--sizes", default="100,1000,10000", help="comma-separated card counts")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per command; the best is kept (default 3)")
+    parser.add_argument("--keep", type=Path, help="generate the projects in DIR and keep them")
+    args = parser.parse_args(argv)
+    sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    if not sizes or any(s < 1 for s in sizes) or args.repeat < 1:
+        parser.error("sizes must be at least 1 card, repeat at least 1")
+
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        results = [bench_size(n, args.keep.resolve(), args.repeat) for n in sizes]
+    else:
+        with tempfile.TemporaryDirectory(prefix="pnp-build-bench-") as tmp:
+            results = [bench_size(n, Path(tmp), args.repeat) for n in sizes]
+
+    print_table(results, args.repeat)
+    status = 0
+    for r in results:
+        for failure in r.failures:
+            print(f"FAIL {failure}", file=sys.stderr)
+            status = 1
+    last = results[-1]
+    checks = (
+        (f"R = pnp/raw at most {TARGET_R}", last.ratio, TARGET_R, "{:.2f}"),
+        (f"peak RSS at most {TARGET_RSS_MB:.0f} MB", last.pnp.peak_mb, TARGET_RSS_MB, "{:.0f} MB"),
+        (f"no-change rebuild at most {TARGET_NO_CHANGE_S} s", last.no_change.best, TARGET_NO_CHANGE_S, "{:.2f} s"),
+    )
+    for what, value, target, fmt in checks:
+        verdict = "met" if value <= target else f"MISSED by {(value / target - 1) * 100:.0f}%"
+        print(f"target {what}: {fmt.format(value)}, {verdict}")
+    print(
+        f"build {label(last.project.cards)}: pnp {last.pnp.best:.2f} s, raw reportlab {last.raw.best:.2f} s "
+        f"(X/Y = {last.ratio:.2f}), peak RSS {last.pnp.peak_mb:.0f} MB, no-change rebuild {last.no_change.best:.2f} s"
+    )
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
