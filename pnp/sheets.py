@@ -246,6 +246,7 @@ class Styles:
     h2: ParagraphStyle
     h3: ParagraphStyle
     body: ParagraphStyle
+    label: ParagraphStyle
     small: ParagraphStyle
     item: ParagraphStyle
     item2: ParagraphStyle
@@ -275,6 +276,7 @@ def make_styles() -> Styles:
         h2=style("pnp-h2", 11.5, 14, True, textColor=ACCENT, spaceBefore=9, spaceAfter=3, keepWithNext=1),
         h3=style("pnp-h3", 9.5, 12, True, spaceBefore=5, spaceAfter=2, keepWithNext=1),
         body=style("pnp-body", 9, 11.5, spaceAfter=2),
+        label=style("pnp-label", 9, 11.5, spaceBefore=2, spaceAfter=1.5, keepWithNext=1),
         small=style("pnp-small", 7.5, 9.5, False, True, textColor=GREY),
         item=style("pnp-item", 9, 11.5, leftIndent=13, bulletIndent=1, spaceAfter=1.5),
         item2=style("pnp-item2", 8.5, 11, leftIndent=27, bulletIndent=15, spaceAfter=1),
@@ -283,7 +285,7 @@ def make_styles() -> Styles:
         head=style("pnp-head", 8, 10, True, textColor=ACCENT),
         token=style("pnp-token", 7, 8.2, True, alignment=TA_CENTER),
         toc=(
-            style("pnp-toc1", 10.5, 15, True, leftIndent=0, firstLineIndent=0, spaceBefore=3),
+            style("pnp-toc1", 10.5, 16, False, leftIndent=0, firstLineIndent=0, spaceBefore=2),
             style("pnp-toc2", 9.5, 13, False, leftIndent=14, firstLineIndent=0),
         ),
     )
@@ -358,17 +360,29 @@ class TokenDrawing(Flowable):  # type: ignore[misc]
         else:
             canv.circle(size / 2, size / 2, radius, stroke=1, fill=1)
         canv.restoreState()
-        inner = size * 0.78
-        text = f"{escape(self.record.get('name', ''))}"
-        if self.values:
-            text += f'<br/><font size="6" color="#5f6b76">{escape(self.values)}</font>'
-        para = Paragraph(text, self.style)
+        inner = size * 0.72
+        name = escape(self.record.get("name", ""))
+        for values in ((self.values, ""), ("",)) if self.values else (("",),):
+            for font_size in (7.0, 6.5, 6.0, 5.5, 5.0, 4.5):
+                small = font_size - 1.2
+                words = [(w, SANS.bold, font_size) for w in str(self.record.get("name", "")).split()]
+                words += [(w, SANS.regular, small) for w in values[0].split()]
+                if any(stringWidth(w, font, fs) > inner for w, font, fs in words):
+                    continue
+                text = name
+                if values[0]:
+                    text += f'<br/><font name="{SANS.regular}" size="{small}" color="#5f6b76">{escape(values[0])}</font>'
+                style = ParagraphStyle(
+                    "pnp-token-fit", parent=self.style, fontSize=font_size, leading=font_size * 1.15, splitLongWords=0
+                )
+                para = Paragraph(text, style)
+                _w, h = para.wrap(inner, size)
+                if h <= inner:
+                    para.drawOn(canv, (size - inner) / 2, (size - h) / 2)
+                    return
+        para = Paragraph(name, ParagraphStyle("pnp-token-min", parent=self.style, fontSize=4.5, leading=5.2))
         _w, h = para.wrap(inner, size)
-        if h > inner:  # shrink a long name until it fits the circle
-            small = ParagraphStyle("pnp-token-small", parent=self.style, fontSize=5.5, leading=6.5)
-            para = Paragraph(text, small)
-            _w, h = para.wrap(inner, size)
-        para.drawOn(canv, (size - inner) / 2, (size - h) / 2)
+        para.drawOn(canv, (size - inner) / 2, max(0.0, (size - h) / 2))
 
 
 def token_values(record: dict[str, Any]) -> str:
@@ -431,6 +445,10 @@ class Story:
     def para(self, markup: str, style: ParagraphStyle | None = None) -> None:
         self.flow.append(Paragraph(markup, style or self.s.body))
 
+    def label(self, markup: str) -> None:
+        """A short lead-in kept on the same page as what follows."""
+        self.flow.append(Paragraph(markup, self.s.label))
+
     def small(self, markup: str) -> None:
         self.flow.append(Paragraph(markup, self.s.small))
 
@@ -459,6 +477,7 @@ class Story:
         boxed: bool = True,
         width: float | None = None,
         add: bool = True,
+        extra: Sequence[tuple[Any, ...]] = (),
     ) -> Table:
         """A table whose column widths are fractions of `width` (default: the frame width)."""
         total = width if width is not None else self.width
@@ -489,6 +508,7 @@ class Story:
             first = 1 if header else 0
             for r in range(first + 1, len(data), 2):
                 commands.append(("BACKGROUND", (0, r), (-1, r), ZEBRA))
+        commands.extend(extra)
         table = Table(data, colWidths=col_widths, repeatRows=1 if header else 0, hAlign="LEFT")
         table.setStyle(TableStyle(commands))
         if add:
@@ -533,7 +553,13 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
     """One PDF: a header with the sheet title, a footer with the game and page N of M."""
 
     def __init__(
-        self, buffer: io.BytesIO, pagesize: tuple[float, float], title: str, game: str, totals: dict[int, int] | None
+        self,
+        buffer: io.BytesIO,
+        pagesize: tuple[float, float],
+        title: str,
+        game: str,
+        totals: dict[int, int] | None,
+        per_sheet: bool = True,
     ) -> None:
         super().__init__(
             buffer,
@@ -550,12 +576,16 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
         )
         self.game = game
         self.totals = totals
+        self.per_sheet = per_sheet
         self.counts: dict[int, int] = {}
         frame = Frame(
             self.leftMargin, self.bottomMargin, self.width, self.height, id="body",
             leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0,
         )  # fmt: skip
         self.addPageTemplates([PageTemplate(id="sheet", frames=[frame], onPageEnd=self._decorate)])
+
+    def beforeDocument(self) -> None:
+        self.counts = {}  # multiBuild lays the document out more than once
 
     def afterFlowable(self, flowable: Flowable) -> None:
         entry = getattr(flowable, "_pnp_toc", None)
@@ -564,7 +594,7 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
             self.notify("TOCEntry", (level, text, self.page, key))
 
     def _decorate(self, canv: Canvas, doc: Any) -> None:
-        sheet = int(getattr(canv, "pnp_sheet", 1))
+        sheet = int(getattr(canv, "pnp_sheet", 1)) if self.per_sheet else 0
         self.counts[sheet] = self.counts.get(sheet, 0) + 1
         number = self.counts[sheet]
         total = (self.totals or {}).get(sheet)
@@ -610,13 +640,17 @@ class SheetCanvas(Canvas):  # type: ignore[misc]
 def render_pdf(
     make: Callable[[], Story], pagesize: tuple[float, float], title: str, game: str, toc: bool = False
 ) -> bytes:
-    """Build the PDF (twice, so every footer knows its page count). Raise SheetOverflow."""
+    """Build the PDF (twice, so every footer knows its page count). Raise SheetOverflow.
+
+    Pages are numbered per sheet ("page 2 of 3" of one Mage Knight variant), except in a
+    booklet with a table of contents, whose page numbers run through the whole document.
+    """
     totals: dict[int, int] | None = None
     data = b""
     for _attempt in range(4):
         story = make()
         buffer = io.BytesIO()
-        doc = SheetDoc(buffer, pagesize, title, game, totals)
+        doc = SheetDoc(buffer, pagesize, title, game, totals, per_sheet=not toc)
         try:
             if toc:
                 doc.multiBuild(story.flow, canvasmaker=SheetCanvas)
@@ -906,16 +940,16 @@ class Homm3Scenario:
             income = escape(resources(self.campaign.get("income")))
             st.check(f"<b>Income tracker:</b> {income} <i>(campaign rule)</i>")
         if setup.get("buildings"):
-            st.para("<b>Town Buildings built at the start:</b>")
+            st.label("<b>Town Buildings built at the start:</b>")
             for i, building in enumerate(setup["buildings"]):
                 st.check(self.building(building, o.at("buildings", i)), level=1)
         for key, label in (("units", "Starting units"), ("faction_army", "Faction army")):
             if setup.get(key):
-                st.para(f"<b>{label}:</b>")
+                st.label(f"<b>{label}:</b>")
                 for i, entry in enumerate(setup[key]):
                     st.check(self.army_line(entry, o.at(key, i)), level=1)
         if setup.get("bonus_options"):
-            st.para("<b>Starting bonus</b> (choose one):")
+            st.label("<b>Starting bonus</b> (choose one):")
             for i, bonus in enumerate(setup["bonus_options"]):
                 st.check(self.bonus(bonus, o.at("bonus_options", i)), level=1)
         elif setup.get("starting_bonus") is False:
@@ -957,7 +991,7 @@ class Homm3Scenario:
     def army_line(self, entry: dict[str, Any], o: Origin) -> str:
         unit, tier, size, deck, note = self.army_parts(entry, o)
         text = f"{entry['count']} \u00d7 " if entry.get("count") else ""
-        text += " ".join(x for x in (tier, unit) if x)
+        text += " ".join(x for x in (tier, unit.lower() if unit == "Random unit" else unit) if x)
         extra = ", ".join(x for x in (size, deck) if x)
         if extra:
             text += f" \u2014 {extra}"
@@ -974,7 +1008,7 @@ class Homm3Scenario:
         elif entry.get("siege_card"):
             unit = f"{escape(entry['siege_card'])} siege card"
         else:
-            unit = "unit (random)" if entry.get("tier") else ""
+            unit = "Random unit" if entry.get("tier") else ""
         tier = escape(titled(entry["tier"])) if entry.get("tier") else ""
         size = SIZES.get(entry.get("size"), "") if entry.get("size") else ""
         deck = DECKS.get(entry.get("deck"), "") if entry.get("deck") else ""
@@ -983,17 +1017,18 @@ class Homm3Scenario:
 
     def army_table(self, army: list[Any], o: Origin, width: float | None = None) -> Table:
         st = self.st
+        parts = [self.army_parts(entry, o.at(i)) for i, entry in enumerate(army)]
+        header = ["", "Qty", "Unit", "Tier", "Size", "Found in", "Note"]
+        widths = [4, 5, 25, 9, 17, 19, 21]
+        keep = [0, 1, 2] + [c for c in (3, 4, 5, 6) if any(p[c - 2] for p in parts)]
         rows: list[list[Cell]] = []
-        for i, entry in enumerate(army):
-            unit, tier, size, deck, note = self.army_parts(entry, o.at(i))
-            rows.append(
-                [BOX, str(entry.get("count", 1)), st.cell(unit, o.at(i), bold=True), tier, size, deck,
-                 st.cell(note, o.at(i, "note"))]
-            )  # fmt: skip
+        for i, (entry, (unit, tier, size, deck, note)) in enumerate(zip(army, parts, strict=True)):
+            full: list[Cell] = [BOX, str(entry.get("count", 1)), st.cell(unit, o.at(i), bold=True), tier, size, deck,
+                                st.cell(note, o.at(i, "note"))]  # fmt: skip
+            rows.append([full[c] for c in keep])
         return st.table(
-            ["", "Qty", "Unit", "Tier", "Size", "Found in", "Note"], rows, [4, 5, 25, 9, 17, 19, 21],
-            origin=o, width=width, add=width is None,
-        )  # fmt: skip
+            [header[c] for c in keep], rows, [widths[c] for c in keep], origin=o, width=width, add=width is None
+        )
 
     def deck_table(self, deck: dict[str, Any], o: Origin, width: float) -> Table:
         keys = [k for k in ("might", "magic", "skill") if k in deck] + [k for k in deck if k not in ("might", "magic", "skill")]
@@ -1051,7 +1086,7 @@ class Homm3Scenario:
             widths.append(w)
         if tables:
             labels = " and ".join(x for x, t in ((deck_label, deck), (spell_label, spells)) if t)
-            st.para(f"<b>{labels}</b>")
+            st.label(f"<b>{labels}</b>")
             self.side_by_side(tables, widths)
 
     def ai(self, ai: dict[str, Any]) -> None:
@@ -1105,7 +1140,7 @@ class Homm3Scenario:
             head = f"<b>{ctx.text(d.get('where', ''))}</b>"
             if d.get("field_difficulty"):
                 head += f" \u2014 field difficulty {escape(d['field_difficulty'])}"
-            st.para(head)
+            st.label(head)
             if d.get("note"):
                 st.para(ctx.text(d["note"]))
             if d.get("army"):
@@ -1145,14 +1180,19 @@ class Homm3Scenario:
         st = self.st
         o = self.o.at("timed_events")
         st.h2("Timed events", o)
+        stories = any(event.get("story") for event in events)
         rows: list[list[Cell]] = []
         for i, event in enumerate(events):
             e = o.at(i)
             rounds = ", ".join(str(r) for r in event.get("rounds") or [])
             story = escape(event.get("story", "")) if event.get("story") else ""
             effects = self.rule_cell(event.get("effects"), e.at("effects")) or [st.cell("<i>Story only.</i>")]
-            rows.append([BOX, f"<b>{rounds}</b>", st.cell(story, e.at("story")), effects])
-        st.table(["", "Round", "Story section", "What happens"], rows, [3, 7, 18, 72], origin=o)
+            row: list[Cell] = [BOX, f"<b>{rounds}</b>", st.cell(story, e.at("story")), effects]
+            rows.append(row if stories else [row[0], row[1], row[3]])
+        if stories:
+            st.table(["", "Round", "Story section", "What happens"], rows, [3, 7, 18, 72], origin=o)
+        else:
+            st.table(["", "Round", "What happens"], rows, [3, 7, 90], origin=o)
 
     def triggers(self, triggers: list[Any]) -> None:
         st, ctx = self.st, self.ctx
@@ -1327,6 +1367,11 @@ MK_ACHIEVEMENTS = {
     "standard-best-player-only-no-titles": "standard achievements, best player only, no titles",
     "titles-only": "titles only",
 }
+MK_RULES = {
+    "quests": "Quests", "greatest-quester": "Greatest Quester", "possessed-enemies": "Possessed Enemies",
+    "faction-tokens": "Faction Tokens", "destroyed-sites": "Destroyed Sites", "apocalypse-dragon": "Apocalypse Dragon",
+    "four-horsemen": "Four Horsemen",
+}  # fmt: skip
 MK_UNITS = {"points": "points", "fame": "Fame", "quest-points": "Quest points"}
 MK_SHIELDS = {"each-player": "each player puts a Shield on it", "player-and-dummy": "you and the Dummy put a Shield on it"}
 MK_REF_GROUPS = (
@@ -1404,7 +1449,8 @@ class MkScenario:
                 text += f"; remove {removed} {MK_TACTIC_REMOVE.get(tactics['remove_at'], tactics['remove_at'])}"
             rows.append(("Tactics", escape(text[:1].upper() + text[1:])))
         if rec.get("rules_used"):
-            rows.append(("Rules used", escape(", ".join(titled(r) for r in rec.get("rules_used")))))
+            used = ", ".join(MK_RULES.get(r, titled(r)) for r in rec.get("rules_used"))
+            rows.append(("Rules used", escape(used) + " <i>(rulebook sections)</i>"))
         st.facts(rows, vo)
         # setup ---------------------------------------------------------------------------
         st.h2("Setup", vo.at("setup"))
@@ -1455,10 +1501,10 @@ class MkScenario:
     def setup_table(self, setups: list[Any], o: Origin) -> None:
         st, ctx = self.st, self.ctx
         columns = [
-            ("map_shape", "Map shape", 14), ("countryside_tiles", "Country\u00adside tiles", 10),
+            ("map_shape", "Map shape", 14), ("countryside_tiles", "Country-side tiles", 11),
             ("core_city_tiles", "Core city tiles", 9), ("core_non_city_tiles", "Core non-city tiles", 10),
-            ("cities", "Cities", 30), ("dragon_head_level", "Dragon head level", 9),
-            ("horseman_level", "Horseman level", 9),
+            ("cities", "Cities", 30), ("dragon_head_level", "Dragon head level", 10),
+            ("horseman_level", "Horse-man level", 10),
         ]  # fmt: skip
         used = [c for c in columns if any(c[0] in s for s in setups)]
         rows: list[list[Cell]] = []
@@ -1482,7 +1528,7 @@ class MkScenario:
                 else:
                     row.append(str(value))
             rows.append(row)
-        st.table(["", "Players", *[c[1] for c in used]], rows, [3, 7, *[c[2] for c in used]], origin=o)
+        st.table(["", "Players", *[c[1] for c in used]], rows, [3, 9, *[c[2] for c in used]], origin=o)
         for i, setup in enumerate(setups):
             for j, req in enumerate(setup.get("tile_requirements") or []):
                 st.check(f"<b>{setup.get('players')} players:</b> " + self.requirement(req, o.at(i, "tile_requirements", j)))
@@ -1709,7 +1755,7 @@ def aid_combat_tokens(ctx: Context, st: Story, recs: list[Rec]) -> None:
               "battlefield-board": "Battlefield Board tokens"}  # fmt: skip
     st.sheet("Combat tokens", "What each token does, when it goes on and when it comes off")
     order = [*groups, None]
-    size = 21 * mm
+    size = 22 * mm
     for group in order:
         members = [r for r in recs if r.get("group") == group or (group is None and r.get("group") not in groups)]
         if not members:
@@ -1720,10 +1766,10 @@ def aid_combat_tokens(ctx: Context, st: Story, recs: list[Rec]) -> None:
             st.ctx_origin = rec.origin
             drawing = TokenDrawing(rec.data, size, st.s.token, token_values(rec.data))
             rows.append([drawing, token_summary(ctx, st, rec)])
-        table = st.table(None, rows, [size + 2 * CELL_PAD, st.width - size - 2 * CELL_PAD], zebra=True, add=False)
-        st.flow.append(table)
+        st.table(None, rows, [size + 14, st.width - size - 14], extra=TOKEN_COLUMN)
 
 
+TOKEN_COLUMN = (("ALIGN", (0, 0), (0, -1), "CENTER"), ("VALIGN", (0, 0), (0, -1), "MIDDLE"))
 LABELS = {
     "placed_when": "Placed", "effect": "Effect", "removed_when": "Removed", "spells": "Spells",
     "units": "Units", "abilities": "Abilities", "removed_by_spells": "Removed by", "ignored_by": "Ignored by",
@@ -1813,11 +1859,11 @@ def aid_map_locations(ctx: Context, st: Story, locations: list[Rec], tokens: lis
     if tokens:
         st.h2("Tokens")
         rows = []
-        size = 17 * mm
+        size = 20 * mm
         for rec in tokens:
             st.ctx_origin = rec.origin
             rows.append([TokenDrawing(rec.data, size, st.s.token, token_values(rec.data)), token_summary(ctx, st, rec)])
-        st.table(None, rows, [size + 2 * CELL_PAD, st.width - size - 2 * CELL_PAD])
+        st.table(None, rows, [size + 14, st.width - size - 14], extra=TOKEN_COLUMN)
 
 
 def auto_widths(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[float]:

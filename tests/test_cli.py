@@ -1,0 +1,95 @@
+"""Meta-tests over every command: help, project discovery, usage errors, never a traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = ["check", "stats", "build", "new"]
+
+
+def pnp(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env,
+                          timeout=600)
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str) -> None:
+    done = pnp(command, "--help")
+    assert done.returncode == 0
+    assert "Usage: " in done.stdout and command in done.stdout
+
+
+@pytest.mark.parametrize("command", ["check", "stats", "build"])
+def test_outside_a_project_is_a_usage_error(command: str, tmp_path: Path) -> None:
+    done = pnp(command, cwd=tmp_path)
+    assert done.returncode == 2
+    assert "no pnp.toml" in done.stderr and "pnp new" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["check", "stats", "build"])
+def test_unknown_option_is_a_usage_error(command: str) -> None:
+    done = pnp(command, "--no-such-option")
+    assert done.returncode == 2 and "No such option" in done.stderr
+
+
+def test_project_is_found_from_a_subfolder() -> None:
+    done = pnp("check", "--format", "json", cwd=ROOT / "cards" / "homm4")
+    assert done.returncode == 0, done.stdout
+    assert json.loads(done.stdout)["files"] > 20
+
+
+def test_bad_project_file_is_a_configuration_error(tmp_path: Path) -> None:
+    (tmp_path / "pnp.toml").write_text("[project]\nrecords = 'cards'\ncolour = 1\n")
+    done = pnp("check", cwd=tmp_path)
+    assert done.returncode == 2 and "unknown setting 'colour'" in done.stderr
+
+
+def test_unknown_code_in_ignore_is_a_usage_error() -> None:
+    done = pnp("check", "--ignore", "missing-refrence")
+    assert done.returncode == 2 and "unknown problem code 'missing-refrence'" in done.stderr
+
+
+def test_broken_schema_is_a_configuration_error(tmp_path: Path) -> None:
+    assert pnp("new", str(tmp_path / "game")).returncode == 0
+    schema = tmp_path / "game" / "schemas" / "mygame.card.schema.json"
+    schema.write_text(schema.read_text().replace('"type": "integer"', '"type": "integr"', 1))
+    done = pnp("check", cwd=tmp_path / "game")
+    assert done.returncode == 2
+    assert "mygame.card.schema.json" in done.stderr and "not a valid JSON Schema" in done.stderr
+
+
+def test_new_project_checks_and_builds(tmp_path: Path) -> None:
+    target = tmp_path / "my-game"
+    done = pnp("new", str(target))
+    assert done.returncode == 0
+    assert pnp("check", cwd=target).returncode == 0
+    built = pnp("build", cwd=target)
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (target / "output" / "mygame" / "mygame.card.pdf").stat().st_size > 1000
+    again = pnp("new", str(target))
+    assert again.returncode == 2 and "not empty" in again.stderr
+
+
+def test_paths_limit_what_is_reported_but_references_still_resolve() -> None:
+    done = pnp("check", "--format", "json", "cards/homm3-conflux/scenarios.json")
+    assert done.returncode == 0, done.stdout
+    report = json.loads(done.stdout)
+    assert report["files"] == 1 and report["errors"] == 0
+
+
+def test_stats_json_lists_every_kind() -> None:
+    done = pnp("stats", "--format", "json")
+    assert done.returncode == 0
+    rows = json.loads(done.stdout)
+    kinds = {row["kind"] for row in rows}
+    assert {"homm3.summoned-unit", "homm4.unit", "mk.quest"} <= kinds
+    assert all(not row["status"].startswith("MISMATCH") for row in rows)
