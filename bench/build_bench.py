@@ -27,6 +27,7 @@ It prints a markdown table and, last:
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -39,6 +40,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +56,7 @@ PER_SHEET = 9
 SEED = 20240611
 SLOW_RUN_S = 20.0  # a command whose first timed run takes longer is run once only
 TARGET_R, TARGET_RSS_MB, TARGET_NO_CHANGE_S = 1.3, 200.0, 0.5
+LOAD_AT_START = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
 
 ADJECTIVES = ("Ember", "Frost", "Storm", "Stone", "Silver", "Shadow", "Golden", "Ancient", "Wild", "Iron")
 NOUNS = ("Guard", "Drake", "Oracle", "Knight", "Wisp", "Golem", "Archer", "Shaman", "Titan", "Scout")
@@ -103,7 +106,10 @@ def card_layout() -> dict[str, object]:
         }
         for label, field_name, x in raw.STATS
     ]
-    box = ("x", "y", "w", "h")
+
+    def at(spec: Mapping[str, float]) -> dict[str, float]:
+        return {k: spec[k] for k in ("x", "y", "w", "h")}
+
     return {
         "description": "bench/build_bench.py: the same cards as bench/raw_reportlab.py",
         "kinds": [KIND],
@@ -115,22 +121,22 @@ def card_layout() -> dict[str, object]:
         "front": {
             "background": raw.FRONT_BACKGROUND,
             "elements": [
-                {"type": "text", "name": "title", **{k: raw.TITLE[k] for k in box}, "text": "{{ title }}",
+                {"type": "text", "name": "title", **at(raw.TITLE), "text": "{{ title }}",
                  "size": raw.TITLE["size"], "bold": True, "align": "center", "color": raw.INK},
-                {"type": "image", "name": "art", **{k: raw.ART[k] for k in box}, "src": raw.ART["src"], "fit": "contain"},
+                {"type": "image", "name": "art", **at(raw.ART), "src": raw.ART_SRC, "fit": "contain"},
                 *stats,
-                {"type": "text", "name": "rules", **{k: raw.RULES[k] for k in box}, "text": "{{ text }}",
-                 "size": raw.RULES["size"], "min_size": raw.RULES["min_size"], "leading": raw.LEADING, "color": raw.INK},
+                {"type": "text", "name": "rules", **at(raw.RULES), "text": "{{ text }}", "size": raw.RULES["size"],
+                 "min_size": raw.RULES["min_size"], "leading": raw.LEADING, "color": raw.INK},
             ],
         },
         "back": {
             "background": raw.BACK_BACKGROUND,
             "elements": [
-                {"type": "rect", "name": "frame", **{k: raw.BACK_FRAME[k] for k in box}, "radius": raw.BACK_FRAME["radius"],
-                 "stroke": raw.BACK_FRAME["stroke"], "stroke_width": raw.BACK_FRAME["stroke_width"]},
-                {"type": "text", "name": "back-title", **{k: raw.BACK_TEXT[k] for k in box}, "text": raw.BACK_TEXT["text"],
+                {"type": "rect", "name": "frame", **at(raw.BACK_FRAME), "radius": raw.BACK_FRAME["radius"],
+                 "stroke": raw.BACK_INK, "stroke_width": raw.BACK_FRAME["stroke_width"]},
+                {"type": "text", "name": "back-title", **at(raw.BACK_TEXT), "text": raw.BACK_WORD,
                  "size": raw.BACK_TEXT["size"], "bold": True, "align": "center", "valign": "middle",
-                 "color": raw.BACK_TEXT["color"]},
+                 "color": raw.BACK_INK},
             ],
         },
     }
@@ -143,6 +149,7 @@ def write_art(path: Path) -> None:
     width, height = 300, 185
     image = Image.new("RGB", (width, height))
     pixels = image.load()
+    assert pixels is not None
     for y in range(height):
         for x in range(width):
             pixels[x, y] = (60 + x * 150 // width, 90 + y * 120 // height, 160 - x * 80 // width)
@@ -186,7 +193,7 @@ def generate(root: Path, cards: int) -> Project:
     (root / "layouts").mkdir(exist_ok=True)
     shutil.copy(REPO / "layouts" / "icons.json", root / "layouts" / "icons.json")
     (root / "layouts" / f"{KIND}.json").write_text(json.dumps(card_layout(), indent=2) + "\n", encoding="utf-8")
-    write_art(root / raw.ART["src"])
+    write_art(root / raw.ART_SRC)
     folder = root / "cards"
     folder.mkdir(exist_ok=True)
     project = Project(root, cards, 0, 0)
@@ -263,6 +270,15 @@ def run(cmd: list[str], cwd: Path, timed: Timed | None = None) -> Timed:
     return timed
 
 
+def pnp_sources() -> str:
+    """A digest of pnp's own code, which `pnp build` folds into every output's input digest."""
+    package = REPO / "pnp"
+    hasher = hashlib.sha256()
+    for path in sorted(package.glob("*.py")) + [package / "layout.schema.json"]:
+        hasher.update(path.read_bytes())
+    return hasher.hexdigest()
+
+
 def written_count(stderr: str) -> int:
     match = re.search(r"pnp build: (\d+) written, (\d+) up to date", stderr)
     if match is None:
@@ -321,16 +337,24 @@ def bench_size(cards: int, workdir: Path, repeat: int) -> SizeResult:
     if written_count(warm.stderr) < 2:
         failures.append(f"{cards}: the first pnp build wrote nothing")
     timings = {name: Timed() for name in commands}
+    code = pnp_sources()
     for _ in range(repeat):  # interleaved, so a noisy moment hurts every command alike
         for name, cmd in commands.items():
             if timings[name].runs and timings[name].best > SLOW_RUN_S:
                 continue
+            if name == "pnp":
+                code = pnp_sources()
             run(cmd, root, timings[name])
             print(f"  {name}: {timings[name].best:.3f} s (best of {timings[name].runs})", file=sys.stderr, flush=True)
             if name == "pnp" and written_count(timings[name].stderr) < 2:
                 failures.append(f"{cards}: pnp build --force did not write the kind's PDF and the combined PDF")
             if name == "no_change" and written_count(timings[name].stderr) != 0:
-                failures.append(f"{cards}: the no-change rebuild wrote files: {timings[name].stderr.strip()[-300:]}")
+                why = (
+                    "pnp's own sources changed since the fresh build (pnp build folds them into every digest): "
+                    "someone edited pnp/ during the benchmark; rerun it"
+                    if pnp_sources() != code else timings[name].stderr.strip()[-300:]
+                )
+                failures.append(f"{cards}: the no-change rebuild wrote files: {why}")
     for name in ("pnp", "no_change"):
         if timings[name].stdout.strip():
             failures.append(f"{cards}: {name} reported problems:\n{timings[name].stdout[-1000:]}")
@@ -382,7 +406,8 @@ def print_table(results: list[SizeResult], repeat: int) -> None:
     print(
         f"pnp build benchmark: {platform.python_implementation()} {platform.python_version()}, reportlab "
         f"{reportlab.Version} {accelerated()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
-        f"wall clock of whole processes, best of {repeat} (¹ one run only: the first took over {SLOW_RUN_S:.0f} s)"
+        f"load average {LOAD_AT_START}; wall clock of whole processes, best of {repeat} "
+        f"(¹ one run only: the first took over {SLOW_RUN_S:.0f} s)"
     )
     print()
     print(

@@ -55,12 +55,12 @@ ELEMENTS = ("fire", "water", "air", "earth", "order", "chaos")
 TYPOS = {"fire": "fier", "water": "watter", "air": "iar", "earth": "erth", "order": "ordre", "chaos": "Chaos"}
 ADJECTIVES = ("Ember", "Frost", "Storm", "Stone", "Silver", "Shadow", "Golden", "Ancient", "Wild", "Iron")
 NOUNS = ("Guard", "Drake", "Oracle", "Knight", "Wisp", "Golem", "Archer", "Shaman", "Titan", "Scout")
-TEXTS = (
-    "On play, gain 2 {gold}. Once per round, discard a card: +1 {attack}.",
-    "Ranged: deal 2 {damage} to one enemy unit; 3 {damage} if it flies.",
-    "Adjacent friendly units get +1 {defense}. Exhaust: heal 1 {damage}.",
-    "Pay 3 {mana}: move up to 2 {movement}, then {melee} with +2 {attack}.",
-    "At the start of your turn, gain 1 {crystal}: spend it as {mana}.",
+TEXTS = (  # "#" becomes a random digit, so texts vary like real card text
+    "On play, gain # {gold}. Once per round, discard # card: +# {attack}.",
+    "Ranged: deal # {damage} to one enemy unit; # {damage} if it flies.",
+    "Adjacent friendly units get +# {defense}. Exhaust: heal # {damage}.",
+    "Pay # {mana}: move up to # {movement}, then {melee} with +# {attack}.",
+    "At the start of your turn, gain # {crystal}: spend it as # {mana}.",
 )
 
 
@@ -166,7 +166,7 @@ def generate(root: Path, records: int, with_refs: bool = True) -> Project:
                 while target in renamed:  # a renamed record's own id no longer exists
                     target = rng.randrange(records)
                 record["ally"] = card_id(target)
-            record["text"] = rng.choice(TEXTS)
+            record["text"] = "".join(str(rng.randint(1, 9)) if c == "#" else c for c in rng.choice(TEXTS))
             pointer = f"/{i}"
             if n in invalid:
                 code = invalid[n]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from reportlab.lib.colors import HexColor, black
 from reportlab.lib.utils import simpleSplit
@@ -38,23 +39,28 @@ MARGIN, CROP_LENGTH, CROP_OFFSET, CROP_WIDTH = 5.0, 4.0, 1.0, 0.3
 LEADING = 1.18
 FRONT_BACKGROUND, BACK_BACKGROUND, INK = "#f4ecd8", "#2c3e50", "#111111"
 TITLE = {"x": 4.0, "y": 4.0, "w": 55.0, "h": 8.0, "size": 12.0}
-ART = {"x": 4.0, "y": 13.0, "w": 55.0, "h": 34.0, "src": "art/card.png"}
+ART = {"x": 4.0, "y": 13.0, "w": 55.0, "h": 34.0}
+ART_SRC = "art/card.png"  # relative to the project
 STAT_Y, STAT_W, STAT_H, STAT_SIZE = 49.5, 12.5, 12.0, 14.0
 STAT_FILL, STAT_STROKE, STAT_STROKE_WIDTH = "#ffffff", "#333333", 0.75
 STATS = (("ATK", "attack", 4.0), ("DEF", "defense", 18.1667), ("HP", "health", 32.3333), ("SPD", "speed", 46.5))
 RULES = {"x": 4.0, "y": 63.0, "w": 55.0, "h": 21.0, "size": 8.0, "min_size": 6.0}
-BACK_FRAME = {"x": 4.0, "y": 4.0, "w": 55.0, "h": 80.0, "radius": 3.0, "stroke": "#f4ecd8", "stroke_width": 1.5}
-BACK_TEXT = {"x": 4.0, "y": 38.0, "w": 55.0, "h": 12.0, "size": 16.0, "text": "BENCHMARK", "color": "#f4ecd8"}
+BACK_FRAME = {"x": 4.0, "y": 4.0, "w": 55.0, "h": 80.0, "radius": 3.0, "stroke_width": 1.5}
+BACK_TEXT = {"x": 4.0, "y": 38.0, "w": 55.0, "h": 12.0, "size": 16.0}
+BACK_INK, BACK_WORD = "#f4ecd8", "BENCHMARK"
 
 
-def frame(card_x: float, card_y: float, spec: dict[str, float], y: float | None = None) -> tuple[float, float, float, float]:
-    """An element's box in page points (lower-left x, y, width, height) on a card whose trim starts at card_x, card_y."""
+Box = tuple[float, float, float, float]
+
+
+def frame(card_x: float, card_y: float, spec: dict[str, float], y: float | None = None) -> Box:
+    """An element's box in page points (lower-left x, y, width, height), the card's trim at card_x, card_y."""
     w, h = spec["w"] * MM, spec["h"] * MM
     top = (spec["y"] if y is None else y) * MM
     return card_x + spec["x"] * MM, card_y + CARD_H * MM - top - h, w, h
 
 
-def draw_front(c: Canvas, card: dict, x: float, y: float, bleed_box: tuple[float, float, float, float], root: Path) -> None:
+def draw_front(c: Canvas, card: dict[str, Any], x: float, y: float, bleed_box: Box, root: Path) -> None:
     c.setFillColor(HexColor(FRONT_BACKGROUND))
     c.rect(*bleed_box, stroke=0, fill=1)
     ink = HexColor(INK)
@@ -68,7 +74,7 @@ def draw_front(c: Canvas, card: dict, x: float, y: float, bleed_box: tuple[float
 
     # art: the file path, so reportlab embeds the image once for the whole document
     fx, fy, fw, fh = frame(x, y, ART)
-    c.drawImage(str(root / ART["src"]), fx, fy, fw, fh, preserveAspectRatio=True, anchor="c", mask="auto")
+    c.drawImage(str(root / ART_SRC), fx, fy, fw, fh, preserveAspectRatio=True, anchor="c", mask="auto")
 
     # four stat boxes: rounded rectangle, small label on top, large bold value in the middle
     for label, field, sx in STATS:
@@ -102,18 +108,18 @@ def draw_front(c: Canvas, card: dict, x: float, y: float, bleed_box: tuple[float
         baseline -= size * LEADING
 
 
-def draw_back(c: Canvas, x: float, y: float, bleed_box: tuple[float, float, float, float]) -> None:
+def draw_back(c: Canvas, x: float, y: float, bleed_box: Box) -> None:
     c.setFillColor(HexColor(BACK_BACKGROUND))
     c.rect(*bleed_box, stroke=0, fill=1)
     fx, fy, fw, fh = frame(x, y, BACK_FRAME)
-    c.setStrokeColor(HexColor(BACK_FRAME["stroke"]))
+    c.setStrokeColor(HexColor(BACK_INK))
     c.setLineWidth(BACK_FRAME["stroke_width"])
     c.roundRect(fx, fy, fw, fh, BACK_FRAME["radius"] * MM, stroke=1, fill=0)
     fx, fy, fw, fh = frame(x, y, BACK_TEXT)
     size = BACK_TEXT["size"]
-    c.setFillColor(HexColor(BACK_TEXT["color"]))
+    c.setFillColor(HexColor(BACK_INK))
     c.setFont(BOLD, size)
-    c.drawCentredString(fx + fw / 2, fy + (fh + size * LEADING) / 2 - size * 0.93, BACK_TEXT["text"])
+    c.drawCentredString(fx + fw / 2, fy + (fh + size * LEADING) / 2 - size * 0.93, BACK_WORD)
 
 
 def grid() -> tuple[list[tuple[float, float]], list[float], list[float]]:
@@ -129,7 +135,7 @@ def grid() -> tuple[list[tuple[float, float]], list[float], list[float]]:
     return slots, xs, ys
 
 
-def bleed_box(x: float, y: float, xs: list[float], ys: list[float]) -> tuple[float, float, float, float]:
+def bleed_box(x: float, y: float, xs: list[float], ys: list[float]) -> Box:
     """The card's bleed, only on the sheet's outer edges: cards butt against each other inside."""
     w, h, b = CARD_W * MM, CARD_H * MM, BLEED * MM
     left = b if abs(x - min(xs)) < 0.01 else 0.0
@@ -160,7 +166,7 @@ def main(argv: list[str]) -> int:
     root, out = Path(argv[0]), Path(argv[1])
     for name in (REGULAR, BOLD):
         pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / f"{name}.ttf")))
-    cards: list[dict] = []
+    cards: list[dict[str, Any]] = []
     for path in sorted((root / "cards").rglob("*.json")):
         with path.open(encoding="utf-8") as handle:
             data = json.load(handle)
@@ -169,7 +175,9 @@ def main(argv: list[str]) -> int:
     slots, xs, ys = grid()
     back_xs = [PAGE_W - x for x in reversed(xs)]  # long-edge duplex: mirrored left to right
     out.parent.mkdir(parents=True, exist_ok=True)
-    c = Canvas(str(out), pagesize=(PAGE_W, PAGE_H), invariant=1, pageCompression=1, initialFontName=REGULAR, initialFontSize=9)
+    c = Canvas(
+        str(out), pagesize=(PAGE_W, PAGE_H), invariant=1, pageCompression=1, initialFontName=REGULAR, initialFontSize=9
+    )
     c.setTitle("raw reportlab benchmark")
     per_sheet = len(slots)
     for start in range(0, len(cards), per_sheet):

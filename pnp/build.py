@@ -93,7 +93,11 @@ def render_kind(
     from pnp.pdf import expand_faces, write_cut_sheets
     from pnp.render import Renderer
 
-    renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project))
+    def lookup(record_id: str) -> dict[str, Any] | None:
+        entry = loaded.index.first.get(record_id)
+        return entry[1].records[entry[2]] if entry else None  # type: ignore[no-any-return]
+
+    renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project), lookup)
     records = [((f, i), r) for f, i, r in loaded.records(kind)]
     faces, issues = expand_faces(renderer, records)
     found: list[tuple[Any, Finding]] = []

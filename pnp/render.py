@@ -162,11 +162,13 @@ def _line_width(line: list[Word], size: float, space: float) -> float:
 class Renderer:
     """Draws the faces of one layout. Make one per layout per build."""
 
-    def __init__(self, layout: Layout, root: Path, icons: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, layout: Layout, root: Path, icons: dict[str, dict[str, Any]],
+                 lookup: Callable[[str], dict[str, Any] | None] | None = None) -> None:
         register_bundled()
         self.layout = layout
         self.root = root.resolve()
         self.env = template_env()
+        self.env.filters["ref"] = _ref_filter(lookup or (lambda _id: None))
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
         self.icons = {
@@ -444,9 +446,29 @@ class ImagePath(str):
         return self.key
 
 
-def _field_of(element: Element) -> str:
-    source = element.spec.get("text") or element.spec.get("value") or ""
-    names = re.findall(r"\{\{\s*(?:record\.)?([a-z_][a-z0-9_]*)", source)
+def _ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
+    """`{{ faction | ref }}`: the referenced record's name (or another field); lists map item by item."""
+
+    def ref(value: Any, field: str = "name") -> Any:
+        if isinstance(value, list):
+            return [ref(item, field) for item in value]
+        if not isinstance(value, str):
+            return value
+        target = lookup(value)
+        return target.get(field, value) if target else value
+
+    return ref
+
+
+def _field_of(element: Element, key: str = "text") -> str:
+    """Which record field an element's text shows, for messages ('static text' when none)."""
+    from pnp.layout import fields_read
+
+    source = element.spec.get(key) or element.spec.get("value") or ""
+    try:
+        names = sorted(fields_read(template_env(), source, False))
+    except Exception:  # noqa: BLE001 - only a message
+        names = []
     return f"field {names[0]!r}" if names else "static text"
 
 
@@ -531,8 +553,14 @@ def draw_stat(r: Renderer, canvas: Canvas, element: Element, context: Context, b
     label = r._text(element, "label", context)
     label_h = h * 0.32 if label else 0.0
     if label:
-        r.set_text(canvas, label, element, (x + 1, y + h - label_h - 0.5, w - 2, label_h), context, issues, record,
-                   size=min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8))
+        label_size = min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8)
+        label_element = Element(element.kind, element.name + " label", {
+            **element.spec, "text": label, "size": label_size, "min_size": min(label_size, 4.0), "wrap": False,
+            "align": "center", "valign": "middle", "rotate": 0, "bold": False,
+        }, 0, 0, 0, 0, {})
+        inset = min(w, h) * 0.1
+        r.set_text(canvas, label, label_element, (x + inset, y + h - label_h - inset * 0.6, w - 2 * inset, label_h),
+                   context, issues, record)
     value = r._text(element, "value", context)
     if value:
         value_spec = Element(element.kind, element.name, {**element.spec, "align": "center", "valign": "middle", "wrap": False,

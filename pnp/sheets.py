@@ -34,6 +34,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import (
     BaseDocTemplate,
+    CondPageBreak,
     Flowable,
     Frame,
     PageBreak,
@@ -273,10 +274,10 @@ def make_styles() -> Styles:
     return Styles(
         title=style("pnp-title", 17, 21, True, textColor=ACCENT, spaceAfter=2),
         subtitle=style("pnp-subtitle", 9.5, 12.5, False, True, textColor=GREY, spaceAfter=4),
-        h2=style("pnp-h2", 11.5, 14, True, textColor=ACCENT, spaceBefore=9, spaceAfter=3, keepWithNext=1),
-        h3=style("pnp-h3", 9.5, 12, True, spaceBefore=5, spaceAfter=2, keepWithNext=1),
+        h2=style("pnp-h2", 11.5, 14, True, textColor=ACCENT, spaceBefore=9, spaceAfter=3),
+        h3=style("pnp-h3", 9.5, 12, True, spaceBefore=5, spaceAfter=2),
         body=style("pnp-body", 9, 11.5, spaceAfter=2),
-        label=style("pnp-label", 9, 11.5, spaceBefore=2, spaceAfter=1.5, keepWithNext=1),
+        label=style("pnp-label", 9, 11.5, spaceBefore=2, spaceAfter=1.5),
         small=style("pnp-small", 7.5, 9.5, False, True, textColor=GREY),
         item=style("pnp-item", 9, 11.5, leftIndent=13, bulletIndent=1, spaceAfter=1.5),
         item2=style("pnp-item2", 8.5, 11, leftIndent=27, bulletIndent=15, spaceAfter=1),
@@ -433,11 +434,14 @@ class Story:
             self.flow.append(Paragraph(subtitle, self.s.subtitle))
 
     def h2(self, text: str, origin: Origin | None = None) -> None:
+        # a heading never ends a page: start a new one unless the heading and a few lines fit
+        self.flow.append(CondPageBreak(80))
         if origin is not None:
             self.flow.append(Mark(origin=origin))
         self.flow.append(Paragraph(escape(text), self.s.h2))
 
     def h3(self, markup: str, origin: Origin | None = None) -> None:
+        self.flow.append(CondPageBreak(60))
         if origin is not None:
             self.flow.append(Mark(origin=origin))
         self.flow.append(Paragraph(markup, self.s.h3))
@@ -447,6 +451,7 @@ class Story:
 
     def label(self, markup: str) -> None:
         """A short lead-in kept on the same page as what follows."""
+        self.flow.append(CondPageBreak(50))
         self.flow.append(Paragraph(markup, self.s.label))
 
     def small(self, markup: str) -> None:
@@ -582,7 +587,14 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
             self.leftMargin, self.bottomMargin, self.width, self.height, id="body",
             leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0,
         )  # fmt: skip
-        self.addPageTemplates([PageTemplate(id="sheet", frames=[frame], onPageEnd=self._decorate)])
+        self.pending: list[Flowable] = []
+        self.addPageTemplates(
+            [PageTemplate(id="sheet", frames=[frame], onPage=self._header, onPageEnd=self._footer)]
+        )
+
+    def build(self, flowables: list[Flowable], *args: Any, **kwargs: Any) -> None:
+        self.pending = flowables  # the list platypus consumes: its head is what the next page starts with
+        super().build(flowables, *args, **kwargs)
 
     def beforeDocument(self) -> None:
         self.counts = {}  # multiBuild lays the document out more than once
@@ -593,11 +605,13 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
             level, text, key = entry
             self.notify("TOCEntry", (level, text, self.page, key))
 
-    def _decorate(self, canv: Canvas, doc: Any) -> None:
-        sheet = int(getattr(canv, "pnp_sheet", 1)) if self.per_sheet else 0
-        self.counts[sheet] = self.counts.get(sheet, 0) + 1
-        number = self.counts[sheet]
-        total = (self.totals or {}).get(sheet)
+    def _header(self, canv: Canvas, doc: Any) -> None:
+        """Drawn first on each page (so text extraction reads it first): the sheet's title."""
+        for flowable in self.pending[:3]:  # a sheet starting on this page: its title, not the last one
+            if isinstance(flowable, Mark) and flowable.title is not None:
+                canv.pnp_title = flowable.title
+                canv.pnp_sheet = flowable.sheet
+                break
         width, height = self.pagesize
         canv.saveState()
         title = str(getattr(canv, "pnp_title", ""))
@@ -614,6 +628,18 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
         canv.setStrokeColor(RULE)
         canv.setLineWidth(0.6)
         canv.line(MARGIN_X, top - 3, width - MARGIN_X, top - 3)
+        canv.restoreState()
+
+    def _footer(self, canv: Canvas, doc: Any) -> None:
+        """Drawn last on each page: the game, and page N of M (of the sheet, or of a booklet)."""
+        sheet = int(getattr(canv, "pnp_sheet", 1)) if self.per_sheet else 0
+        self.counts[sheet] = self.counts.get(sheet, 0) + 1
+        number = self.counts[sheet]
+        total = (self.totals or {}).get(sheet)
+        width, _height = self.pagesize
+        canv.saveState()
+        canv.setStrokeColor(RULE)
+        canv.setLineWidth(0.6)
         bottom = MARGIN_BOTTOM - 8 * mm
         canv.line(MARGIN_X, bottom + 9, width - MARGIN_X, bottom + 9)
         canv.setFont(SANS.regular, 7.5)
@@ -658,9 +684,9 @@ def render_pdf(
                 doc.build(story.flow, canvasmaker=SheetCanvas)
         except LayoutError as err:
             where = getattr(doc.canv, "pnp_origin", None) if getattr(doc, "canv", None) is not None else None
-            detail = str(err).splitlines()[0][:160]
+            _ = err
             raise SheetOverflow(
-                f"{where or title}: content does not fit on a page ({detail}); shorten the text"
+                f"{where or title}: a block of this content is taller than a page and cannot be split; shorten it"
             ) from None
         data = buffer.getvalue()
         if doc.counts == totals:
@@ -1053,8 +1079,11 @@ class Homm3Scenario:
     def side_by_side(self, tables: list[Table], widths: list[float]) -> None:
         if not tables:
             return
-        if len(tables) == 1:
-            self.st.flow.append(tables[0])
+        tall = any(t.wrap(w, self.st.height)[1] > self.st.height / 2 for t, w in zip(tables, widths, strict=True))
+        if len(tables) == 1 or tall:  # a long list must be free to flow onto the next page
+            for table in tables:
+                self.st.flow.append(table)
+                self.st.gap(3)
             return
         outer = Table([tables], colWidths=widths, hAlign="LEFT")
         outer.setStyle(
@@ -1859,22 +1888,28 @@ def aid_map_locations(ctx: Context, st: Story, locations: list[Rec], tokens: lis
     if tokens:
         st.h2("Tokens")
         rows = []
-        size = 20 * mm
+        size = 15 * mm
         for rec in tokens:
             st.ctx_origin = rec.origin
             rows.append([TokenDrawing(rec.data, size, st.s.token, token_values(rec.data)), token_summary(ctx, st, rec)])
         st.table(None, rows, [size + 14, st.width - size - 14], extra=TOKEN_COLUMN)
 
 
-def auto_widths(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[float]:
-    """Column widths from content length: long text columns get more room."""
-    widths = []
+def auto_widths(columns: Sequence[str], rows: Sequence[Sequence[Any]], total: float) -> list[float]:
+    """Column widths: every column fits its longest word, the rest of the room goes by text length."""
+    floors: list[float] = []
+    weights: list[float] = []
     for c, column in enumerate(columns):
-        lengths = [len(str(column))] + [len(str(r[c])) for r in rows if c < len(r) and r[c] is not None]
-        longest = max(lengths)
-        average = sum(lengths) / len(lengths)
-        widths.append(max(6.0, min(60.0, average * 0.6 + longest * 0.4)))
-    return widths
+        cells = [str(r[c]) for r in rows if c < len(r) and r[c] is not None]
+        words = [(w, SANS.bold) for w in str(column).split()]
+        words += [(w, SANS.bold if c == 0 else SANS.regular) for cell in cells for w in cell.split()]
+        floors.append(max((stringWidth(w, font, 8) for w, font in words), default=10) + 2 * CELL_PAD + 2)
+        lengths = [len(str(column))] + [len(cell) for cell in cells]
+        weights.append(sum(lengths) / len(lengths) * 0.6 + max(lengths) * 0.4)
+    spare = total - sum(floors)
+    if spare <= 0:
+        return [total * f / sum(floors) for f in floors]
+    return [f + spare * w / sum(weights) for f, w in zip(floors, weights, strict=True)]
 
 
 def aid_homm4_tables(ctx: Context, st: Story, recs: list[Rec]) -> None:
@@ -1895,7 +1930,8 @@ def aid_homm4_tables(ctx: Context, st: Story, recs: list[Rec]) -> None:
                 cells.append(st.cell(text, rec.origin.at("table", "rows", r, c), bold=c == 0))
             rows.append(cells)
         if columns:
-            st.table(columns, rows, auto_widths(columns, table.get("rows") or []), origin=rec.origin.at("table"))
+            widths = auto_widths(columns, table.get("rows") or [], st.width)
+            st.table(columns, rows, widths, origin=rec.origin.at("table"))
         for note in rec.get("notes") or []:
             st.bullet(ctx.text(note))
 
@@ -1970,7 +2006,9 @@ def aid_faction_tokens(ctx: Context, st: Story, factions: list[Rec], tokens: lis
 QUEST_TYPES = {"simple": "Simple", "personal": "Personal", "independent": "Independent", "collective": "Collective"}
 
 
-def aid_quests(ctx: Context, st: Story, quests: list[Rec], markers: list[Rec]) -> None:
+def aid_quests(
+    ctx: Context, st: Story, quests: list[Rec], markers: list[Rec], sites: Sequence[Rec] = (), tokens: Sequence[Rec] = ()
+) -> None:
     st.sheet("Quests", "Quest cards: steps, rewards and rulings; Quest markers")
     quests = sorted(quests, key=lambda r: (r.get("number") is None, r.get("number") or 0))
     for rec in quests:
@@ -1998,11 +2036,15 @@ def aid_quests(ctx: Context, st: Story, quests: list[Rec], markers: list[Rec]) -
                     ctx, option, so.at("options", j)
                 )
                 parts.append(st.cell(text, so.at("options", j)))
-            if not parts:
-                parts.append(st.cell("<i>(as printed on the card)</i>", so))
-            rows.append([BOX, f"<b>{step.get('number')}</b>", parts])
-        if rows:
+            if parts:
+                rows.append([BOX, f"<b>{step.get('number')}</b>", parts])
+            else:
+                rows.append([BOX, f"<b>{step.get('number')}</b>", st.cell("<i>as printed on the card</i>", so)])
+        if any(isinstance(r[2], list) for r in rows):
             st.table(["", "Step", "What to do"], rows, [3, 6, 91], origin=o.at("steps"))
+        elif rows:
+            numbers = ", ".join(str(step.get("number")) for step in rec.get("steps"))
+            st.para(f"<b>Steps:</b> {numbers} <i>(as printed on the card)</i>")
         for reward in rec.get("rewards") or []:
             st.bullet("<b>Reward:</b> " + ctx.text(reward))
         if rec.get("faq"):
@@ -2026,6 +2068,20 @@ def aid_quests(ctx: Context, st: Story, quests: list[Rec], markers: list[Rec]) -
                 [st.cell(escape(rec.get("name")), rec.origin, bold=True), escape(rec.get("label", "")), quest, use]
             )
         st.table(["Marker", "Label", "Quest", "Use"], rows, [24, 8, 20, 48])
+    quest_sites = [rec for rec in sites if rec.get("quest_icon")]
+    if quest_sites:
+        st.h2("Site icons on Quest cards")
+        st.para(", ".join(escape(rec.get("name")) for rec in quest_sites))
+    quest_tokens = [rec for rec in tokens if "quest" in str(rec.get("purpose", "")).lower()
+                    or any("quest" in str(r).lower() for r in rec.get("rules") or [])]  # fmt: skip
+    if quest_tokens:
+        st.h2("Tokens used with quests")
+        for rec in quest_tokens:
+            st.ctx_origin = rec.origin
+            lines = [ctx.text(rec.get("purpose", ""))] if rec.get("purpose") else []
+            lines += [ctx.text(r) for r in rec.get("rules") or [] if "quest" in str(r).lower()]
+            copies = f" \u00d7{rec.get('copies')}" if rec.get("copies") else ""
+            st.bullet(f"<b>{escape(rec.get('name'))}{copies}:</b> " + " ".join(lines))
 
 
 def quest_step(ctx: Context, step: dict[str, Any], o: Origin) -> str:
@@ -2168,7 +2224,7 @@ def _plan_aids(loaded: LoadedProject, out_dir: Path) -> list[Output]:
     aid("homm4", "reference-tables", "HoMM IV reference", ["homm4.table"], aid_homm4_tables)
     aid("mk", "possessed-enemies", "Possessed enemies", ["mk.possessed-enemy"], aid_possessed)
     aid("mk", "faction-tokens", "Faction tokens", ["mk.faction", "mk.faction-token"], aid_faction_tokens)
-    aid("mk", "quests", "Quests", ["mk.quest", "mk.quest-marker"], aid_quests)
+    aid("mk", "quests", "Quests", ["mk.quest", "mk.quest-marker", "mk.site", "mk.token"], aid_quests)
     return outputs
 
 
