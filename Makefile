@@ -18,6 +18,17 @@ build: $(STAMP)
 	$(VENV)/bin/pnp build
 
 test: $(STAMP)
+	@# The gallery test drives Debian's headless chromium; install it when missing (as root, with apt-get).
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium and chromium-driver for the gallery browser test"; \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	        chromium chromium-driver >/dev/null; } \
+	      || echo "warning: could not install chromium; the gallery browser test will be skipped" >&2; \
+	  else \
+	    echo "warning: no /usr/bin/chromium and no root apt-get to install it; the gallery browser test will be skipped" >&2; \
+	  fi; \
+	fi
 	$(PY) -m pytest
 
 check: $(STAMP)

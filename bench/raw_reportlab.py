@@ -85,9 +85,11 @@ def draw_front(c: Canvas, card: dict[str, Any], x: float, y: float, bleed_box: B
         c.roundRect(fx, fy, fw, fh, min(fw, fh) * 0.15, stroke=1, fill=1)
         label_h = fh * 0.32
         label_size = min(STAT_SIZE * 0.45, label_h * 0.8)
+        inset = min(fw, fh) * 0.1
+        label_top = fy + fh - label_h - inset * 0.6 + (label_h + label_size * LEADING) / 2
         c.setFillColor(ink)
         c.setFont(REGULAR, label_size)
-        c.drawCentredString(fx + fw / 2, fy + fh - 0.5 - label_size * 0.93, label)
+        c.drawCentredString(fx + fw / 2, label_top - label_size * 0.93, label)
         value_h = fh - label_h - 1
         line = STAT_SIZE * LEADING
         c.setFont(BOLD, STAT_SIZE)
@@ -145,7 +147,11 @@ def bleed_box(x: float, y: float, xs: list[float], ys: list[float]) -> Box:
     return x - left, y - bottom, w + left + right, h + bottom + top
 
 
-def crop_marks(c: Canvas, xs: list[float], ys: list[float]) -> None:
+def crop_marks(c: Canvas, used: list[tuple[float, float]]) -> None:
+    """Marks at every cut line of the cards on the page, outside their block (a partial sheet: its cards only)."""
+    w, h = CARD_W * MM, CARD_H * MM
+    xs = sorted({round(x, 4) for x, _ in used} | {round(x + w, 4) for x, _ in used})
+    ys = sorted({round(y, 4) for _, y in used} | {round(y + h, 4) for _, y in used})
     reach = (BLEED + CROP_OFFSET) * MM
     length = CROP_LENGTH * MM
     left, right, bottom, top = min(xs) - reach, max(xs) + reach, min(ys) - reach, max(ys) + reach
@@ -173,7 +179,8 @@ def main(argv: list[str]) -> int:
         cards.extend(data if isinstance(data, list) else [data])
 
     slots, xs, ys = grid()
-    back_xs = [PAGE_W - x for x in reversed(xs)]  # long-edge duplex: mirrored left to right
+    back_slots = [(PAGE_W - x - CARD_W * MM, y) for x, y in slots]  # long-edge duplex: mirrored left to right
+    back_xs = [PAGE_W - x for x in reversed(xs)]
     out.parent.mkdir(parents=True, exist_ok=True)
     c = Canvas(
         str(out), pagesize=(PAGE_W, PAGE_H), invariant=1, pageCompression=1, initialFontName=REGULAR, initialFontSize=9
@@ -184,12 +191,11 @@ def main(argv: list[str]) -> int:
         sheet = cards[start : start + per_sheet]
         for card, (x, y) in zip(sheet, slots, strict=False):
             draw_front(c, card, x, y, bleed_box(x, y, xs, ys), root)
-        crop_marks(c, xs, ys)
+        crop_marks(c, slots[: len(sheet)])
         c.showPage()
-        for _card, (x, y) in zip(sheet, slots, strict=False):
-            bx = PAGE_W - x - CARD_W * MM
-            draw_back(c, bx, y, bleed_box(bx, y, back_xs, ys))
-        crop_marks(c, back_xs, ys)
+        for x, y in back_slots[: len(sheet)]:
+            draw_back(c, x, y, bleed_box(x, y, back_xs, ys))
+        crop_marks(c, back_slots[: len(sheet)])
         c.showPage()
     c.save()
     return 0

@@ -135,6 +135,123 @@ def build(kinds: tuple[str, ...], paper: str | None, duplex: str | None, force: 
     sys.exit(result.exit_code)
 
 
+@cli.group()
+def export() -> None:
+    """Export for print shops, image files, Tabletop Simulator and an HTML proof gallery.
+
+    Every export checks the project first: with errors it writes nothing and exits 1 (the gallery
+    can be written anyway with --with-errors). Files are written atomically and only when their
+    inputs changed (--force rewrites them). See docs/export.md.
+    """
+
+
+export_format_option = click.option(
+    "--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
+    help="How to print problems.",
+)
+force_option = click.option("--force", is_flag=True, help="Rewrite even the files whose inputs did not change.")
+
+
+def _report_export(project: Project, name: str, result: object, fmt: str, note: str = "") -> None:
+    from pnp.check import CheckResult
+    from pnp.export import ExportResult
+    from pnp.report import REPORTER_BY_NAME
+
+    assert isinstance(result, ExportResult)
+    if result.problems:
+        REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
+    by_folder: dict[Path, list[Path]] = {}
+    for path in result.written:
+        by_folder.setdefault(path.parent, []).append(path)
+    for folder, paths in by_folder.items():
+        if len(paths) == 1:
+            click.echo(f"wrote {project.display(paths[0])}", err=True)
+        else:
+            click.echo(f"wrote {len(paths)} files in {project.display(folder)}", err=True)
+    stopped = " (stopped: fix the errors above; previous outputs are untouched)"
+    click.echo(
+        f"pnp export {name}: {len(result.written)} written, {len(result.skipped)} up to date"
+        + ((note or stopped) if result.exit_code else ""),
+        err=True,
+    )
+    sys.exit(result.exit_code)
+
+
+@export.command("printshop")
+@click.argument("kinds", nargs=-1)
+@click.option("--preset", type=click.Choice(["poker-us", "poker"]), default=None,
+              help="poker-us: 2.5 x 3.5 in cards, 1/8 in bleed (2.75 x 3.75 in pages); poker: 63 x 88 mm, 3 mm bleed.")
+@click.option("--bleed", "bleed", default=None, metavar="LENGTH",
+              help="Custom bleed, such as 3mm, 0.125in, 1/8in or 9pt (default: the layout's bleed).")
+@click.option("--order", type=click.Choice(["back-front", "front-back"]), default="back-front", show_default=True,
+              help="Page order: back 1, front 1, back 2, ... or front 1, back 1, ...")
+@force_option
+@export_format_option
+@project_option
+def export_printshop(kinds: tuple[str, ...], preset: str | None, bleed: str | None, order: str, force: bool, fmt: str,
+                     project_dir: Path | None) -> None:
+    """One card per page at trim size plus bleed, with TrimBox and BleedBox: output/<game>/printshop/<kind>.pdf."""
+    from pnp.export import ExportOptions, parse_length, run_printshop
+
+    project = _project(project_dir)
+    options = ExportOptions(kinds=kinds, force=force, progress=True, preset=preset,
+                            bleed=parse_length(bleed) if bleed is not None else None,
+                            order=order)  # type: ignore[arg-type]
+    _report_export(project, "printshop", run_printshop(project, options), fmt)
+
+
+@export.command("png")
+@click.argument("kinds", nargs=-1)
+@click.option("--dpi", type=click.IntRange(10, 1200), default=300, show_default=True, help="Resolution of the images.")
+@click.option("--bleed", "with_bleed", is_flag=True, help="Keep the layout's bleed around each image.")
+@force_option
+@export_format_option
+@project_option
+def export_png(kinds: tuple[str, ...], dpi: int, with_bleed: bool, force: bool, fmt: str,
+               project_dir: Path | None) -> None:
+    """One PNG per card face: output/<game>/png/<kind>/<record-id>[-<n>]-front.png and -back.png."""
+    from pnp.export import ExportOptions, run_png
+
+    project = _project(project_dir)
+    options = ExportOptions(kinds=kinds, force=force, progress=True, dpi=dpi, with_bleed=with_bleed)
+    _report_export(project, "png", run_png(project, options), fmt)
+
+
+@export.command("tts")
+@click.argument("kinds", nargs=-1)
+@click.option("--dpi", type=click.IntRange(10, 1200), default=300, show_default=True,
+              help="Resolution the cards are drawn at before they are scaled to fit 4096 px sheets.")
+@force_option
+@export_format_option
+@project_option
+def export_tts(kinds: tuple[str, ...], dpi: int, force: bool, fmt: str, project_dir: Path | None) -> None:
+    """Tabletop Simulator deck sheets: output/<game>/tts/<kind>-<n>.png, -<n>.json and <kind>-back.png."""
+    from pnp.export import ExportOptions, run_tts
+
+    project = _project(project_dir)
+    options = ExportOptions(kinds=kinds, force=force, progress=True, dpi=dpi)
+    _report_export(project, "tts", run_tts(project, options), fmt)
+
+
+@export.command("gallery")
+@click.option("--dpi", type=click.IntRange(10, 600), default=100, show_default=True,
+              help="Resolution of the card images.")
+@click.option("--with-errors", is_flag=True,
+              help="Write the page even when there are errors, showing them on their cards (exit status still 1).")
+@force_option
+@export_format_option
+@project_option
+def export_gallery(dpi: int, with_errors: bool, force: bool, fmt: str, project_dir: Path | None) -> None:
+    """A static HTML proof page of every card, searchable by name: output/gallery/index.html."""
+    from pnp.export import ExportOptions, run_gallery
+
+    project = _project(project_dir)
+    options = ExportOptions(force=force, progress=True, dpi=dpi, with_errors=with_errors)
+    result = run_gallery(project, options)
+    note = " (written with the errors shown on the page)" if with_errors and result.written else ""
+    _report_export(project, "gallery", result, fmt, note)
+
+
 def main() -> None:
     """Entry point: every failure is one line on stderr, never a traceback."""
     try:

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from reportlab import rl_config
 from reportlab.lib import colors
@@ -185,7 +185,7 @@ class Context:
             name = self.name(rid, origin.at(i))
             code = record.get("code", record.get("number")) if record else None
             groups.setdefault(name, [])
-            if code is not None:
+            if code is not None and escape(code) not in name:  # 'Countryside tile 7' already says 7
                 groups[name].append(escape(code))
         return "; ".join(f"{name} ({', '.join(codes)})" if codes else name for name, codes in groups.items())
 
@@ -372,7 +372,9 @@ class TokenDrawing(Flowable):  # type: ignore[misc]
                     continue
                 text = name
                 if values[0]:
-                    text += f'<br/><font name="{SANS.regular}" size="{small}" color="#5f6b76">{escape(values[0])}</font>'
+                    text += (
+                        f'<br/><font name="{SANS.regular}" size="{small}" color="#5f6b76">{escape(values[0])}</font>'
+                    )
                 style = ParagraphStyle(
                     "pnp-token-fit", parent=self.style, fontSize=font_size, leading=font_size * 1.15, splitLongWords=0
                 )
@@ -384,6 +386,20 @@ class TokenDrawing(Flowable):  # type: ignore[misc]
         para = Paragraph(name, ParagraphStyle("pnp-token-min", parent=self.style, fontSize=4.5, leading=5.2))
         _w, h = para.wrap(inner, size)
         para.drawOn(canv, (size - inner) / 2, max(0.0, (size - h) / 2))
+
+
+def fit_header(widths: list[float], header: Sequence[str]) -> list[float]:
+    """Widen columns whose header has a word too long for them; the room comes from the others."""
+    floors = [
+        max((stringWidth(word, SANS.bold, 8) for word in str(h).split()), default=0) + 2 * CELL_PAD + 1 for h in header
+    ] + [0.0] * (len(widths) - len(header))
+    short = sum(max(0.0, f - w) for f, w in zip(floors, widths, strict=True))
+    if short <= 0:
+        return widths
+    spare = [max(0.0, w - f) for f, w in zip(floors, widths, strict=True)]
+    if sum(spare) < short:
+        return widths
+    return [max(w, f) - (s * short / sum(spare) if w > f else 0) for f, w, s in zip(floors, widths, spare, strict=True)]
 
 
 def token_values(record: dict[str, Any]) -> str:
@@ -401,7 +417,7 @@ def token_values(record: dict[str, Any]) -> str:
 
 # --------------------------------------------------------------------------- story building
 
-Cell = str | Flowable | list[Flowable]
+Cell: TypeAlias = Any  # markup (str), a Flowable, or a list of Flowables
 
 
 class Story:
@@ -417,9 +433,7 @@ class Story:
         self.overflow: list[str] = []
 
     # structure ---------------------------------------------------------------------------
-    def sheet(
-        self, title: str, subtitle: str = "", toc_level: int | None = None, bookmark_level: int = 0
-    ) -> None:
+    def sheet(self, title: str, subtitle: str = "", toc_level: int | None = None, bookmark_level: int = 0) -> None:
         """Start a new sheet: a new page, its title in the header of every page it covers."""
         if self.flow:
             self.flow.append(PageBreak())
@@ -486,7 +500,7 @@ class Story:
     ) -> Table:
         """A table whose column widths are fractions of `width` (default: the frame width)."""
         total = width if width is not None else self.width
-        col_widths = [total * w / sum(widths) for w in widths]
+        col_widths = fit_header([total * w / sum(widths) for w in widths], header or [])
         data: list[list[Any]] = []
         if header:
             data.append([Paragraph(escape(h), self.s.head) for h in header])
@@ -588,9 +602,7 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
             leftPadding=0, rightPadding=0, topPadding=0, bottomPadding=0,
         )  # fmt: skip
         self.pending: list[Flowable] = []
-        self.addPageTemplates(
-            [PageTemplate(id="sheet", frames=[frame], onPage=self._header, onPageEnd=self._footer)]
-        )
+        self.addPageTemplates([PageTemplate(id="sheet", frames=[frame], onPage=self._header, onPageEnd=self._footer)])
 
     def build(self, flowables: list[Flowable], *args: Any, **kwargs: Any) -> None:
         self.pending = flowables  # the list platypus consumes: its head is what the next page starts with
@@ -773,7 +785,9 @@ class Homm3Scenario:
             markup = self.ctx.text(rule.get("text", ""))
             refs = rule.get("refs")
             if isinstance(refs, list) and refs:
-                markup += f' <font size="7" color="#5f6b76"><i>[{self.names_any(refs, origin.at(i, "refs"))}]</i></font>'
+                markup += (
+                    f' <font size="7" color="#5f6b76"><i>[{self.names_any(refs, origin.at(i, "refs"))}]</i></font>'
+                )
             bullet = "\u2022 " if len(rules) > 1 else ""
             out.append(self.st.cell(bullet + markup, origin.at(i, "text")))
         return out
@@ -840,7 +854,10 @@ class Homm3Scenario:
         by_difficulty = rec.get("length_by_difficulty")
         if isinstance(by_difficulty, dict):
             rows.append(
-                ("Length", "by difficulty: " + ", ".join(f"{titled(k)} {v}" for k, v in by_difficulty.items()) + " rounds")
+                (
+                    "Length",
+                    "by difficulty: " + ", ".join(f"{titled(k)} {v}" for k, v in by_difficulty.items()) + " rounds",
+                )
             )
         if rec.get("experience_cap"):
             rows.append(("Experience", f"Your Hero gains no Experience past level {rec.get('experience_cap')}"))
@@ -897,7 +914,7 @@ class Homm3Scenario:
         for g, group in enumerate(groups):
             if not isinstance(group, dict):
                 continue
-            label, levels = TILE_TYPES.get(group.get("type"), (titled(str(group.get("type"))), ""))
+            label, levels = TILE_TYPES.get(str(group.get("type")), (titled(str(group.get("type"))), ""))
             count = int(group.get("count", 0))
             text = f"<b>{count} \u00d7 {escape(label if count == 1 else label + 's')}</b>"
             if levels:
@@ -1017,7 +1034,7 @@ class Homm3Scenario:
     def army_line(self, entry: dict[str, Any], o: Origin) -> str:
         unit, tier, size, deck, note = self.army_parts(entry, o)
         text = f"{entry['count']} \u00d7 " if entry.get("count") else ""
-        text += " ".join(x for x in (tier, unit.lower() if unit == "Random unit" else unit) if x)
+        text += f"random {tier} unit" if unit == "Random unit" else " ".join(x for x in (tier, unit) if x)
         extra = ", ".join(x for x in (size, deck) if x)
         if extra:
             text += f" \u2014 {extra}"
@@ -1036,8 +1053,8 @@ class Homm3Scenario:
         else:
             unit = "Random unit" if entry.get("tier") else ""
         tier = escape(titled(entry["tier"])) if entry.get("tier") else ""
-        size = SIZES.get(entry.get("size"), "") if entry.get("size") else ""
-        deck = DECKS.get(entry.get("deck"), "") if entry.get("deck") else ""
+        size = SIZES.get(str(entry.get("size")), "") if entry.get("size") else ""
+        deck = DECKS.get(str(entry.get("deck")), "") if entry.get("deck") else ""
         note = ctx.text(entry["note"]) if entry.get("note") else ""
         return unit, tier, size, deck, note
 
@@ -1057,7 +1074,9 @@ class Homm3Scenario:
         )
 
     def deck_table(self, deck: dict[str, Any], o: Origin, width: float) -> Table:
-        keys = [k for k in ("might", "magic", "skill") if k in deck] + [k for k in deck if k not in ("might", "magic", "skill")]
+        keys = [k for k in ("might", "magic", "skill") if k in deck] + [
+            k for k in deck if k not in ("might", "magic", "skill")
+        ]
         rows: list[list[Cell]] = [[BOX, titled(k), str(deck[k])] for k in keys]
         total = sum(v for v in deck.values() if isinstance(v, int))
         rows.append(["", "<b>Total</b>", f"<b>{total}</b>"])
@@ -1099,7 +1118,9 @@ class Homm3Scenario:
         )
         self.st.flow.append(outer)
 
-    def decks(self, deck: Any, spells: Any, o_deck: Origin, o_spells: Origin, deck_label: str, spell_label: str) -> None:
+    def decks(
+        self, deck: Any, spells: Any, o_deck: Origin, o_spells: Origin, deck_label: str, spell_label: str
+    ) -> None:
         st = self.st
         tables: list[Table] = []
         widths: list[float] = []
@@ -1135,6 +1156,7 @@ class Homm3Scenario:
             if hero.get("note"):
                 st.para(ctx.text(hero["note"]))
             if hero.get("army"):
+                st.label("<b>Army</b>")
                 self.army_table(hero["army"], h.at("army"))
             self.decks(hero.get("deck"), hero.get("spell_deck"), h.at("deck"), h.at("spell_deck"),
                        "AI deck", "Spell deck")  # fmt: skip
@@ -1251,7 +1273,7 @@ class Homm3Scenario:
         if isinstance(time_out, dict):
             st.h3("Time limit")
             when = f"End of round {time_out['round']}: " if time_out.get("round") else "When time runs out: "
-            outcome = OUTCOMES.get(time_out.get("outcome"), titled(str(time_out.get("outcome", ""))))
+            outcome = OUTCOMES.get(str(time_out.get("outcome")), titled(str(time_out.get("outcome", ""))))
             text = f"<b>{when}{escape(outcome)}.</b>"
             if time_out.get("text"):
                 text += " " + ctx.text(time_out["text"])
@@ -1269,7 +1291,9 @@ def extra_fields(ctx: Context, st: Story, rec: Rec, known: set[str]) -> None:
             st.bullet(line, level=min(depth, 1))
 
 
-def generic_lines(ctx: Context, rec: Rec, value: Any, pointer: str, label: str, depth: int = 0) -> list[tuple[str, int]]:
+def generic_lines(
+    ctx: Context, rec: Rec, value: Any, pointer: str, label: str, depth: int = 0
+) -> list[tuple[str, int]]:
     prefix = f"<b>{escape(label)}:</b> " if label else ""
     origin = Origin(rec.file, rec.id, pointer)
     if pointer in rec.refs:
@@ -1402,7 +1426,10 @@ MK_RULES = {
     "four-horsemen": "Four Horsemen",
 }  # fmt: skip
 MK_UNITS = {"points": "points", "fame": "Fame", "quest-points": "Quest points"}
-MK_SHIELDS = {"each-player": "each player puts a Shield on it", "player-and-dummy": "you and the Dummy put a Shield on it"}
+MK_SHIELDS = {
+    "each-player": "each player puts a Shield on it",
+    "player-and-dummy": "you and the Dummy put a Shield on it",
+}
 MK_REF_GROUPS = (
     ("sites", "Sites"), ("map_tiles", "Map tiles"), ("dragon_heads", "Apocalypse Dragon heads"),
     ("horsemen", "Horsemen"), ("factions", "Factions"), ("enemies", "Enemies"), ("heroes", "Heroes"),
@@ -1472,9 +1499,9 @@ class MkScenario:
             )  # fmt: skip
         tactics = variant.get("tactics")
         if isinstance(tactics, dict):
-            text = MK_TACTIC_ORDER.get(tactics.get("order"), titled(str(tactics.get("order", ""))))
+            text = MK_TACTIC_ORDER.get(str(tactics.get("order")), titled(str(tactics.get("order", ""))))
             if tactics.get("remove_at"):
-                removed = MK_TACTIC_REMOVED.get(tactics.get("removed"), "the used Tactic cards")
+                removed = MK_TACTIC_REMOVED.get(str(tactics.get("removed")), "the used Tactic cards")
                 text += f"; remove {removed} {MK_TACTIC_REMOVE.get(tactics['remove_at'], tactics['remove_at'])}"
             rows.append(("Tactics", escape(text[:1].upper() + text[1:])))
         if rec.get("rules_used"):
@@ -1493,7 +1520,7 @@ class MkScenario:
         if variant.get("sides"):
             self.sides(variant["sides"], vo.at("sides"))
         if rec.get("horseman_reveal"):
-            self.horseman_reveal(rec.get("horseman_reveal"))
+            self.horseman_reveal(rec.get("horseman_reveal"), variant.get("players"))
         if rec.get("hero_options"):
             self.hero_options(rec.get("hero_options"))
         if isinstance(rec.get("blitz_rules"), dict):
@@ -1530,10 +1557,10 @@ class MkScenario:
     def setup_table(self, setups: list[Any], o: Origin) -> None:
         st, ctx = self.st, self.ctx
         columns = [
-            ("map_shape", "Map shape", 14), ("countryside_tiles", "Country-side tiles", 11),
+            ("map_shape", "Map shape", 14), ("countryside_tiles", "Countryside tiles", 11),
             ("core_city_tiles", "Core city tiles", 9), ("core_non_city_tiles", "Core non-city tiles", 10),
             ("cities", "Cities", 30), ("dragon_head_level", "Dragon head level", 10),
-            ("horseman_level", "Horse-man level", 10),
+            ("horseman_level", "Horseman level", 10),
         ]  # fmt: skip
         used = [c for c in columns if any(c[0] in s for s in setups)]
         rows: list[list[Cell]] = []
@@ -1553,20 +1580,26 @@ class MkScenario:
                     sorted_note = ", sorted by number" if setup.get("tiles_sorted_by_number") else ""
                     row.append(f"{value}{sorted_note}")
                 elif key == "cities":
-                    row.append([st.cell(self.city(c, so.at("cities", j)), so.at("cities", j)) for j, c in enumerate(value)])
+                    row.append(
+                        [st.cell(self.city(c, so.at("cities", j)), so.at("cities", j)) for j, c in enumerate(value)]
+                    )
                 else:
                     row.append(str(value))
             rows.append(row)
         st.table(["", "Players", *[c[1] for c in used]], rows, [3, 9, *[c[2] for c in used]], origin=o)
         for i, setup in enumerate(setups):
             for j, req in enumerate(setup.get("tile_requirements") or []):
-                st.check(f"<b>{setup.get('players')} players:</b> " + self.requirement(req, o.at(i, "tile_requirements", j)))
+                st.check(
+                    f"<b>{setup.get('players')} players:</b> " + self.requirement(req, o.at(i, "tile_requirements", j))
+                )
         _ = ctx
 
     def city(self, city: dict[str, Any], o: Origin) -> str:
         ctx = self.ctx
         if city.get("revealed"):
-            head = {1: "First city revealed", 2: "Second city revealed"}.get(city["revealed"], f"City {city['revealed']}")
+            head = {1: "First city revealed", 2: "Second city revealed"}.get(
+                city["revealed"], f"City {city['revealed']}"
+            )
         elif city.get("color"):
             head = f"{titled(city['color'])} city"
         else:
@@ -1613,13 +1646,16 @@ class MkScenario:
         rows: list[list[Cell]] = []
         for i, ring in enumerate(rings):
             ro = o.at(i)
-            bits = []
-            if ring.get("map_tiles"):
-                bits.append(ctx.tiles(ring["map_tiles"], ro.at("map_tiles")))
+            counts = []
             for key, label in (("countryside_tiles", "Countryside"), ("core_non_city_tiles", "Core non-city"),
                                ("core_city_tiles", "Core city")):  # fmt: skip
                 if ring.get(key):
-                    bits.append(f"{ring[key]} {label}")
+                    counts.append(plural(int(ring[key]), f"{label} tile"))
+            named = ring.get("map_tiles") or []
+            bits = [ctx.tiles(named, ro.at("map_tiles"))] if named else []
+            total = sum(int(ring.get(k) or 0) for k in ("countryside_tiles", "core_non_city_tiles", "core_city_tiles"))
+            if counts and total != len(named):
+                bits.append(", ".join(counts) + (" in all" if named else ""))
             face = "face up" if ring.get("face_up") else "face down" if "face_up" in ring else ""
             label = "Centre" if ring.get("ring") == 0 else f"Ring {ring.get('ring')}"
             rows.append([BOX, f"<b>{label}</b>", st.cell("; ".join(bits), ro), face])
@@ -1637,20 +1673,25 @@ class MkScenario:
             rows.append([escape(titled(str(side.get("mana_token", "")))) + " mana token", st.cell(who, o.at(i))])
         st.table(["Token", "Side"], rows, [30, 70], origin=o, width=st.width * 0.6)
 
-    def horseman_reveal(self, reveals: list[Any]) -> None:
+    def horseman_reveal(self, reveals: list[Any], players: Any) -> None:
+        """Only the player counts this variant is played with."""
         st = self.st
         o = self.o.at("horseman_reveal")
-        st.h3("When the Horsemen are revealed (Map tiles revealed, by player count)", o)
+        counts = [str(n) for n in range(1, 5)]
+        if isinstance(players, dict) and isinstance(players.get("min"), int) and isinstance(players.get("max"), int):
+            counts = [str(n) for n in range(players["min"], players["max"] + 1)] or counts
+        st.h3("When each Horseman is revealed: after this many Map tiles are revealed, or at the latest", o)
         rows: list[list[Cell]] = []
         for reveal in reveals:
             tiles = reveal.get("tiles_revealed") or {}
             rows.append(
-                [f"<b>Horseman {reveal.get('horseman')}</b>", *[str(tiles.get(k, "\u2014")) for k in "1234"],
+                [f"<b>Horseman {reveal.get('horseman')}</b>", *[str(tiles.get(k, "\u2014")) for k in counts],
                  str(reveal.get("start_of_round", "\u2014"))]
             )  # fmt: skip
+        labels = ["Solo: tiles" if k == "1" else f"{k} players: tiles" for k in counts]
         st.table(
-            ["", "Solo", "2 players", "3 players", "4 players", "At the start of Round (at the latest)"],
-            rows, [16, 9, 10, 10, 10, 30], origin=o,
+            ["", *labels, "At the start of Round"], rows, [16, *[12] * len(counts), 20], origin=o,
+            width=min(st.width, st.width * (0.3 + 0.14 * len(counts))),
         )  # fmt: skip
 
     def hero_options(self, options: list[Any]) -> None:
@@ -1769,10 +1810,7 @@ class MkScenario:
         known = dict(MK_REF_GROUPS)
         for key, ids in refs.items():
             label = known.get(key, titled(key))
-            if key == "map_tiles":
-                text = ctx.tiles(ids, o.at(key))
-            else:
-                text = ctx.names(ids, o.at(key))
+            text = ctx.tiles(ids, o.at(key)) if key == "map_tiles" else ctx.names(ids, o.at(key))
             st.para(f"<b>{escape(label)}:</b> {text}", st.s.item)
 
 
@@ -1843,10 +1881,8 @@ def token_summary(ctx: Context, st: Story, rec: Rec) -> list[Flowable]:
             continue
         po = o.at(key)
         if isinstance(value, list):
-            if f"/{key}/0" in rec.refs:
-                text = ctx.names(value, po)
-            else:
-                text = escape(" / ".join(str(v) for v in value))
+            refs = f"/{key}/0" in rec.refs
+            text = ctx.names(value, po) if refs else escape(" / ".join(str(v) for v in value))
         else:
             text = ctx.text(value)
         out.append(st.cell(f"<b>{label}:</b> {text}", po))
@@ -2007,7 +2043,12 @@ QUEST_TYPES = {"simple": "Simple", "personal": "Personal", "independent": "Indep
 
 
 def aid_quests(
-    ctx: Context, st: Story, quests: list[Rec], markers: list[Rec], sites: Sequence[Rec] = (), tokens: Sequence[Rec] = ()
+    ctx: Context,
+    st: Story,
+    quests: list[Rec],
+    markers: list[Rec],
+    sites: Sequence[Rec] = (),
+    tokens: Sequence[Rec] = (),
 ) -> None:
     st.sheet("Quests", "Quest cards: steps, rewards and rulings; Quest markers")
     quests = sorted(quests, key=lambda r: (r.get("number") is None, r.get("number") or 0))
@@ -2019,7 +2060,11 @@ def aid_quests(
         if rec.get("starting"):
             meta.append("starting Quest (*)")
         meta_text = " \u00b7 ".join(m for m in meta if m)
-        st.h3(f"{escape(number)}{escape(rec.get('name'))}" + (f' <font color="#5f6b76" size="8">{escape(meta_text)}</font>' if meta_text else ""), o)  # noqa: E501
+        st.h3(
+            f"{escape(number)}{escape(rec.get('name'))}"
+            + (f' <font color="#5f6b76" size="8">{escape(meta_text)}</font>' if meta_text else ""),
+            o,
+        )  # noqa: E501
         if rec.get("flavor"):
             st.para(f"<i>{ctx.text(rec.get('flavor'))}</i>")
         if rec.get("instructions"):
@@ -2113,8 +2158,36 @@ class Output:
     main: list[Rec] = field(default_factory=list)
 
 
-def _game(kind: str) -> str:
-    return kind.split(".", 1)[0]
+def game_folder(loaded: LoadedProject, prefix: str) -> str:
+    """The game's output folder: pnp.toml [games.PREFIX] folder, else the built-in default."""
+    games = getattr(loaded.project, "games", None)
+    if isinstance(games, dict) and games.get(prefix) is not None:
+        return str(games[prefix].folder)
+    return GAME_FOLDERS.get(prefix, prefix)
+
+
+def game_title(loaded: LoadedProject, prefix: str) -> str:
+    """The game's name for footers: pnp.toml [games.PREFIX] title, else the built-in default."""
+    games = getattr(loaded.project, "games", None)
+    if isinstance(games, dict) and games.get(prefix) is not None:
+        return str(games[prefix].title)
+    return GAME_NAMES.get(prefix, prefix)
+
+
+def paper_size(paper: str) -> tuple[float, float]:
+    """'a4' or 'letter' (and whatever else `pnp build` accepts: a3, legal, 210x297mm)."""
+    key = paper.lower().strip()
+    if key in PAPERS:
+        return PAPERS[key]
+    try:
+        from pnp.impose import parse_paper
+    except ImportError:
+        raise ValueError(f"unknown paper {paper!r}; use {', '.join(PAPERS)}") from None
+    try:
+        width, height = parse_paper(paper)
+    except Exception as err:  # ImpositionError: its message says what is accepted
+        raise ValueError(str(err)) from None
+    return float(width), float(height)
 
 
 def _recs(loaded: LoadedProject, kind: str) -> list[Rec]:
@@ -2159,10 +2232,11 @@ def plan_outputs(loaded: LoadedProject, out_dir: Path) -> list[Output]:
             Homm3Scenario(ctx, st, rec, campaign).draw()
             missing_refs(ctx, st, rec)
 
-        deps = [rec, *([campaign] if campaign else [])]
+        # the campaign itself (name, scenario count, income), not the other scenarios it lists
+        deps = _dependencies(loaded, [rec]) + ([campaign.data] if campaign else [])
         outputs.append(
-            Output(out_dir / GAME_FOLDERS["homm3"] / "setup" / f"{rec.id}.pdf", str(rec.get("name")), "homm3",
-                   _dependencies(loaded, deps), draw, main=[rec])
+            Output(out_dir / game_folder(loaded, "homm3") / "setup" / f"{rec.id}.pdf", str(rec.get("name")), "homm3",
+                   deps, draw, main=[rec])
         )  # fmt: skip
     scenarios_by_id = {rec.id: rec for rec in _recs(loaded, "homm3.scenario")}
     for campaign in campaigns.values():
@@ -2181,7 +2255,7 @@ def plan_outputs(loaded: LoadedProject, out_dir: Path) -> list[Output]:
                 missing_refs(ctx, st, rec)
 
         outputs.append(
-            Output(out_dir / GAME_FOLDERS["homm3"] / f"campaign-{campaign.id}.pdf", str(campaign.get("name")),
+            Output(out_dir / game_folder(loaded, "homm3") / f"campaign-{campaign.id}.pdf", str(campaign.get("name")),
                    "homm3", _dependencies(loaded, [campaign, *members]), draw_booklet, toc=True,
                    main=[campaign, *members])
         )  # fmt: skip
@@ -2192,7 +2266,7 @@ def plan_outputs(loaded: LoadedProject, out_dir: Path) -> list[Output]:
             missing_refs(ctx, st, rec)
 
         outputs.append(
-            Output(out_dir / GAME_FOLDERS["mk"] / "setup" / f"{rec.id}.pdf", str(rec.get("name")), "mk",
+            Output(out_dir / game_folder(loaded, "mk") / "setup" / f"{rec.id}.pdf", str(rec.get("name")), "mk",
                    _dependencies(loaded, [rec]), draw_mk, main=[rec])
         )  # fmt: skip
     outputs.extend(_plan_aids(loaded, out_dir))
@@ -2214,7 +2288,7 @@ def _plan_aids(loaded: LoadedProject, out_dir: Path) -> list[Output]:
                 missing_refs(ctx, st, rec)
 
         outputs.append(
-            Output(out_dir / GAME_FOLDERS[game] / "aids" / f"{name}.pdf", title, game,
+            Output(out_dir / game_folder(loaded, game) / "aids" / f"{name}.pdf", title, game,
                    _dependencies(loaded, flat), run, main=flat)
         )  # fmt: skip
 
@@ -2247,15 +2321,17 @@ def _load_icons(loaded: LoadedProject) -> tuple[dict[str, Any], list[Path]]:
     return (icons if isinstance(icons, dict) else {}), [path]
 
 
-def build_one(loaded: LoadedProject, output: Output, paper: str, icons: dict[str, Any]) -> tuple[bytes | None, list[str]]:
+def build_one(
+    loaded: LoadedProject, output: Output, paper: str, icons: dict[str, Any]
+) -> tuple[bytes | None, list[str]]:
     """Render one output to bytes; (None, problems) when its text does not fit."""
     fonts.register_bundled()
     rl_config.invariant = 1
-    pagesize = PAPERS[paper]
+    pagesize = paper_size(paper)
     styles = make_styles()
     width = pagesize[0] - 2 * MARGIN_X
     height = pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM
-    game = GAME_NAMES.get(output.game, output.game)
+    game = game_title(loaded, output.game)
     first: list[Story] = []
 
     def make() -> Story:
@@ -2286,8 +2362,7 @@ def build_sheets(
     build, unless `force`. A file with problems is rebuilt next time (its digest is not kept);
     one whose text does not fit is not written at all.
     """
-    if paper not in PAPERS:
-        raise ValueError(f"paper must be one of {', '.join(PAPERS)}, not {paper!r}")
+    paper_size(paper)  # an unknown paper is refused before anything is written
     icons, icon_files = _load_icons(loaded)
     results: list[SheetResult] = []
     for output in plan_outputs(loaded, out_dir):
