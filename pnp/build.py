@@ -21,7 +21,7 @@ from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs
 from pnp.config import Project
 from pnp.impose import Duplex, ImpositionError, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, atomic_write, digest
+from pnp.output import Manifest, atomic_write, digest, write_bytes
 from pnp.problems import Finding, Problem
 
 PACKAGE = Path(__file__).resolve().parent
@@ -86,7 +86,12 @@ def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...])
 
 
 def render_kind(
-    loaded: LoadedProject, layout: Layout, kind: str, spec: SheetSpec, handle: IO[bytes], title: str,
+    loaded: LoadedProject,
+    layout: Layout,
+    kind: str,
+    spec: SheetSpec,
+    handle: IO[bytes],
+    title: str,
     tick: Callable[[int], None] | None = None,
 ) -> list[tuple[Any, Finding]]:
     """Draw one kind's cut sheets into `handle`; returns located render problems."""
@@ -95,7 +100,7 @@ def render_kind(
 
     def lookup(record_id: str) -> dict[str, Any] | None:
         entry = loaded.index.first.get(record_id)
-        return entry[1].records[entry[2]] if entry else None  # type: ignore[no-any-return]
+        return entry[1].records[entry[2]] if entry else None
 
     renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project), lookup)
     records = [((f, i), r) for f, i, r in loaded.records(kind)]
@@ -106,9 +111,16 @@ def render_kind(
     for sheet_issue in write_cut_sheets(handle, renderer, faces, spec, title, tick):
         face, issue = sheet_issue.face, sheet_issue.issue
         record_file, index = face.origin
-        found.append((record_file, Finding(
-            issue.code, f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}", record_file.pointer(index),
-        )))
+        found.append(
+            (
+                record_file,
+                Finding(
+                    issue.code,
+                    f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}",
+                    record_file.pointer(index),
+                ),
+            )
+        )
     return found
 
 
@@ -136,7 +148,11 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         game = project.game(kind)
         target = project.output / game.folder / f"{kind}.pdf"
         key = digest(
-            code, options.paper, options.duplex, layout.data, orjson.dumps(records).decode(),
+            code,
+            options.paper,
+            options.duplex,
+            layout.data,
+            orjson.dumps(records).decode(),
             files=[*layout.files, icons_file, *_asset_files(project, layout, records)],
         )
         per_game.setdefault(game.folder, []).append((target, key))
@@ -158,7 +174,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         problems.extend(located)
         if any(p.severity == "error" for p in located):
             continue  # the previous file stays as it was
-        atomic_write(target, lambda handle, data=buffer.getvalue(): handle.write(data))
+        write_bytes(target, buffer.getvalue())
         manifest.record(target, key)
         written.append(target)
     for folder, parts in sorted(per_game.items()):
@@ -183,8 +199,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     return BuildResult(tuple(written), tuple(skipped), tuple(problems))
 
 
-def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions,
-                  manifest: Manifest) -> list[tuple[Path, bool, tuple[str, ...]]]:
+def _build_sheets(
+    loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest
+) -> list[tuple[Path, bool, tuple[str, ...]]]:
     """Scenario setup sheets and reference aids (pnp.sheets), when the kinds are not filtered."""
     if options.kinds:
         return []
@@ -205,7 +222,7 @@ def _locate(project: Project, record_file: Any, finding: Finding) -> Problem:
 def _combine(target: Path, parts: list[Path]) -> None:
     """One file with every kind of a game, deterministic (fixed document id)."""
     from pypdf import PdfWriter
-    from pypdf.generic import ArrayObject, ByteStringObject, NameObject
+    from pypdf.generic import ArrayObject, ByteStringObject
 
     writer = PdfWriter()
     for part in parts:
@@ -213,7 +230,6 @@ def _combine(target: Path, parts: list[Path]) -> None:
     ident = ByteStringObject(hashlib.md5(b"".join(p.read_bytes() for p in parts)).digest())  # noqa: S324 - an id, not security
     writer._ID = ArrayObject([ident, ident])
     writer.add_metadata({"/Title": target.stem, "/Creator": "pnp", "/Producer": "pnp"})
-    writer._info.get_object().pop(NameObject("/CreationDate"), None) if writer._info else None
 
     def write(handle: IO[bytes]) -> None:
         writer.write(handle)
@@ -251,8 +267,11 @@ def render_findings(loaded: LoadedProject) -> list[tuple[Any, Finding]]:
     found: list[tuple[Any, Finding]] = []
     for kind in kinds_to_build(loaded, layouts, ()):
         try:
-            found.extend((f, x) for f, x in render_kind(loaded, layouts.by_kind[kind], kind, spec, io.BytesIO(), kind)
-                         if f is not None)
+            found.extend(
+                (f, x)
+                for f, x in render_kind(loaded, layouts.by_kind[kind], kind, spec, io.BytesIO(), kind)
+                if f is not None
+            )
         except ImpositionError:
             continue  # reported by pnp build
     return found

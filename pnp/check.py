@@ -172,9 +172,7 @@ def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Findin
 
     schemas = loaded.schemas
     layouts = LayoutSet(loaded.project.layouts, loaded.project.display, set(schemas.kind_uri))
-    first_file = {
-        kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)
-    }
+    first_file = {kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)}
     yield from check_layouts(layouts, schemas.properties, first_file)
 
 
@@ -199,7 +197,9 @@ def _is_checked(record_file: RecordFile, checked_paths: list[Path]) -> bool:
     return any(resolved == p or resolved.is_relative_to(p) for p in checked_paths)
 
 
-def check_loaded(loaded: LoadedProject, options: CheckOptions, checked_paths: list[Path] | None = None) -> list[Problem]:
+def check_loaded(
+    loaded: LoadedProject, options: CheckOptions, checked_paths: list[Path] | None = None
+) -> list[Problem]:
     """Every problem of a loaded project, located, filtered and sorted."""
     checked = checked_paths or []
     all_findings = list(loaded.findings)

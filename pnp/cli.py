@@ -99,15 +99,28 @@ def stats(fmt: str, project_dir: Path | None) -> None:
 
 @cli.command()
 @click.argument("kinds", nargs=-1)
-@click.option("--paper", default=None, help="a4, letter, a3, legal or WIDTHxHEIGHTmm (default: pnp.toml [build] paper).")
-@click.option("--duplex", type=click.Choice(["long", "short", "none"]), default=None,
-              help="Backs mirrored for long-edge or short-edge flipping, or none (fronts only).")
+@click.option(
+    "--paper", default=None, help="a4, letter, a3, legal or WIDTHxHEIGHTmm (default: pnp.toml [build] paper)."
+)
+@click.option(
+    "--duplex",
+    type=click.Choice(["long", "short", "none"]),
+    default=None,
+    help="Backs mirrored for long-edge or short-edge flipping, or none (fronts only).",
+)
 @click.option("--force", is_flag=True, help="Rebuild even the files whose inputs did not change.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True,
-              help="How to print problems that stop the build.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github", "sarif"]),
+    default="text",
+    show_default=True,
+    help="How to print problems that stop the build.",
+)
 @project_option
-def build(kinds: tuple[str, ...], paper: str | None, duplex: str | None, force: bool, fmt: str,
-          project_dir: Path | None) -> None:
+def build(
+    kinds: tuple[str, ...], paper: str | None, duplex: str | None, force: bool, fmt: str, project_dir: Path | None
+) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.build import BuildOptions, run_build
     from pnp.check import CheckResult
@@ -120,8 +133,13 @@ def build(kinds: tuple[str, ...], paper: str | None, duplex: str | None, force: 
         parse_paper(paper_name)
     except ImpositionError as err:
         raise ConfigError(str(err)) from None
-    options = BuildOptions(paper=paper_name, duplex=duplex or project.duplex, kinds=kinds,  # type: ignore[arg-type]
-                           force=force, progress=True)
+    options = BuildOptions(
+        paper=paper_name,
+        duplex=duplex or project.duplex,
+        kinds=kinds,  # type: ignore[arg-type]
+        force=force,
+        progress=True,
+    )
     result = run_build(project, options)
     if result.problems:
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
@@ -146,7 +164,11 @@ def export() -> None:
 
 
 export_format_option = click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "github"]),
+    default="text",
+    show_default=True,
     help="How to print problems.",
 )
 force_option = click.option("--force", is_flag=True, help="Rewrite even the files whose inputs did not change.")
@@ -179,24 +201,50 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
 
 @export.command("printshop")
 @click.argument("kinds", nargs=-1)
-@click.option("--preset", type=click.Choice(["poker-us", "poker"]), default=None,
-              help="poker-us: 2.5 x 3.5 in cards, 1/8 in bleed (2.75 x 3.75 in pages); poker: 63 x 88 mm, 3 mm bleed.")
-@click.option("--bleed", "bleed", default=None, metavar="LENGTH",
-              help="Custom bleed, such as 3mm, 0.125in, 1/8in or 9pt (default: the layout's bleed).")
-@click.option("--order", type=click.Choice(["back-front", "front-back"]), default="back-front", show_default=True,
-              help="Page order: back 1, front 1, back 2, ... or front 1, back 1, ...")
+@click.option(
+    "--preset",
+    type=click.Choice(["poker-us", "poker"]),
+    default=None,
+    help="poker-us: 2.5 x 3.5 in cards, 1/8 in bleed (2.75 x 3.75 in pages); poker: 63 x 88 mm, 3 mm bleed.",
+)
+@click.option(
+    "--bleed",
+    "bleed",
+    default=None,
+    metavar="LENGTH",
+    help="Custom bleed, such as 3mm, 0.125in, 1/8in or 9pt (default: the layout's bleed).",
+)
+@click.option(
+    "--order",
+    type=click.Choice(["back-front", "front-back"]),
+    default="back-front",
+    show_default=True,
+    help="Page order: back 1, front 1, back 2, ... or front 1, back 1, ...",
+)
 @force_option
 @export_format_option
 @project_option
-def export_printshop(kinds: tuple[str, ...], preset: str | None, bleed: str | None, order: str, force: bool, fmt: str,
-                     project_dir: Path | None) -> None:
+def export_printshop(
+    kinds: tuple[str, ...],
+    preset: str | None,
+    bleed: str | None,
+    order: str,
+    force: bool,
+    fmt: str,
+    project_dir: Path | None,
+) -> None:
     """One card per page at trim size plus bleed, with TrimBox and BleedBox: output/<game>/printshop/<kind>.pdf."""
     from pnp.export import ExportOptions, parse_length, run_printshop
 
     project = _project(project_dir)
-    options = ExportOptions(kinds=kinds, force=force, progress=True, preset=preset,
-                            bleed=parse_length(bleed) if bleed is not None else None,
-                            order=order)  # type: ignore[arg-type]
+    options = ExportOptions(
+        kinds=kinds,
+        force=force,
+        progress=True,
+        preset=preset,
+        bleed=parse_length(bleed) if bleed is not None else None,
+        order=order,
+    )  # type: ignore[arg-type]
     _report_export(project, "printshop", run_printshop(project, options), fmt)
 
 
@@ -207,8 +255,9 @@ def export_printshop(kinds: tuple[str, ...], preset: str | None, bleed: str | No
 @force_option
 @export_format_option
 @project_option
-def export_png(kinds: tuple[str, ...], dpi: int, with_bleed: bool, force: bool, fmt: str,
-               project_dir: Path | None) -> None:
+def export_png(
+    kinds: tuple[str, ...], dpi: int, with_bleed: bool, force: bool, fmt: str, project_dir: Path | None
+) -> None:
     """One PNG per card face: output/<game>/png/<kind>/<record-id>[-<n>]-front.png and -back.png."""
     from pnp.export import ExportOptions, run_png
 
@@ -219,8 +268,13 @@ def export_png(kinds: tuple[str, ...], dpi: int, with_bleed: bool, force: bool, 
 
 @export.command("tts")
 @click.argument("kinds", nargs=-1)
-@click.option("--dpi", type=click.IntRange(10, 1200), default=300, show_default=True,
-              help="Resolution the cards are drawn at before they are scaled to fit 4096 px sheets.")
+@click.option(
+    "--dpi",
+    type=click.IntRange(10, 1200),
+    default=300,
+    show_default=True,
+    help="Resolution the cards are drawn at before they are scaled to fit 4096 px sheets.",
+)
 @force_option
 @export_format_option
 @project_option
@@ -234,10 +288,14 @@ def export_tts(kinds: tuple[str, ...], dpi: int, force: bool, fmt: str, project_
 
 
 @export.command("gallery")
-@click.option("--dpi", type=click.IntRange(10, 600), default=100, show_default=True,
-              help="Resolution of the card images.")
-@click.option("--with-errors", is_flag=True,
-              help="Write the page even when there are errors, showing them on their cards (exit status still 1).")
+@click.option(
+    "--dpi", type=click.IntRange(10, 600), default=100, show_default=True, help="Resolution of the card images."
+)
+@click.option(
+    "--with-errors",
+    is_flag=True,
+    help="Write the page even when there are errors, showing them on their cards (exit status still 1).",
+)
 @force_option
 @export_format_option
 @project_option

@@ -136,13 +136,15 @@ class Session:
         self.code = _code_digest()
         self.written: list[Path] = []
         self.skipped: list[Path] = []
+        self.removed: list[Path] = []
 
     @property
     def failed(self) -> bool:
         return any(p.severity == "error" for p in self.problems)
 
     def result(self) -> ExportResult:
-        self.manifest.save()
+        if self.written or self.removed:
+            self.manifest.save()
         problems = sorted(set(self.problems), key=Problem.sort_key)
         return ExportResult(tuple(self.written), tuple(self.skipped), tuple(problems))
 
@@ -193,6 +195,7 @@ class Session:
         for path in candidates:
             if path.is_file() and path.resolve() not in keep:
                 path.unlink()
+                self.removed.append(path)
                 self.manifest.entries.pop(path.relative_to(self.manifest.folder).as_posix(), None)
 
     def progress(self, plans: list[KindPlan]) -> Callable[[int], None]:

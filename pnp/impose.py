@@ -89,7 +89,9 @@ def parse_paper(name: str) -> tuple[float, float]:
                 return float(width) * factor, float(height) * factor
             except ValueError:
                 break
-    raise ImpositionError(f"unknown paper {name!r}; use a4, letter, a3, legal or WIDTHxHEIGHT with mm, in or pt (210x297mm)")
+    raise ImpositionError(
+        f"unknown paper {name!r}; use a4, letter, a3, legal or WIDTHxHEIGHT with mm, in or pt (210x297mm)"
+    )
 
 
 def back_box(front: Box, spec: SheetSpec) -> Box:
@@ -143,8 +145,10 @@ def _clip(box: Box, others: tuple[Box, ...], spec: SheetSpec) -> Box:
         if overlaps_x and other.y + other.height <= box.y + 1e-6:
             reach["bottom"] = min(reach["bottom"], (box.y - other.y - other.height) / 2)
     return Box(
-        box.x - reach["left"], box.y - reach["bottom"],
-        box.width + reach["left"] + reach["right"], box.height + reach["bottom"] + reach["top"],
+        box.x - reach["left"],
+        box.y - reach["bottom"],
+        box.width + reach["left"] + reach["right"],
+        box.height + reach["bottom"] + reach["top"],
     )
 
 

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from json.decoder import JSONDecodeError, scanstring
+from json.decoder import (
+    JSONDecodeError,
+    scanstring,  # type: ignore[attr-defined]
+)
 from typing import Any
 
 import orjson

@@ -47,7 +47,9 @@ SIZE_PRESETS: dict[str, tuple[float, float]] = {
 }
 TEMPLATE_KEYS = ("text", "value", "src", "label")
 # Names a template may use besides record fields.
-CONTEXT_NAMES = frozenset({"record", "number", "shade", "palette", "copy", "face", "kind", "loop", "range", "true", "false", "none"})
+CONTEXT_NAMES = frozenset(
+    {"record", "number", "shade", "palette", "copy", "face", "kind", "loop", "range", "true", "false", "none"}
+)
 
 
 def template_env() -> ImmutableSandboxedEnvironment:
@@ -140,7 +142,9 @@ class LayoutSet:
         errors = list(_validator().iter_errors(data))
         for error in errors:
             pointer = "".join("/" + str(p) for p in error.instance_path)
-            self.findings.append((source, Finding("layout-error", f"{error.message} (see pnp/layout.schema.json)", pointer)))
+            self.findings.append(
+                (source, Finding("layout-error", f"{error.message} (see pnp/layout.schema.json)", pointer))
+            )
         if errors:
             return
         self.files[path.stem] = LayoutFile(path.stem, source, data)
@@ -151,19 +155,32 @@ class LayoutSet:
         while current is not None:
             if any(f.name == current for f in chain):
                 cycle = " -> ".join([*(f.name for f in chain), current])
-                self.findings.append((chain[0].source, Finding(
-                    "layout-cycle", f"layouts extend each other in a cycle: {cycle}; remove one 'extends'", "/extends"
-                )))
+                self.findings.append(
+                    (
+                        chain[0].source,
+                        Finding(
+                            "layout-cycle",
+                            f"layouts extend each other in a cycle: {cycle}; remove one 'extends'",
+                            "/extends",
+                        ),
+                    )
+                )
                 return None
             found = self.files.get(current)
             if found is None:
                 last = chain[-1]
                 close = difflib.get_close_matches(current, list(self.files), n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
-                self.findings.append((last.source, Finding(
-                    "layout-error", f"extends {current!r}, which is no layout; {hint}layouts: {', '.join(sorted(self.files))}",
-                    "/extends",
-                )))
+                self.findings.append(
+                    (
+                        last.source,
+                        Finding(
+                            "layout-error",
+                            f"extends {current!r}, which is no layout; {hint}layouts: {', '.join(sorted(self.files))}",
+                            "/extends",
+                        ),
+                    )
+                )
                 return None
             chain.append(found)
             current = found.data.get("extends")
@@ -179,16 +196,29 @@ class LayoutSet:
             if kind not in kinds:
                 close = difflib.get_close_matches(kind, sorted(kinds), n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
-                self.findings.append((own.source, Finding(
-                    "layout-unknown-kind", f"layout for kind {kind!r}, which has no schema; {hint}fix the kind name",
-                    f"/kinds/{i}",
-                )))
+                self.findings.append(
+                    (
+                        own.source,
+                        Finding(
+                            "layout-unknown-kind",
+                            f"layout for kind {kind!r}, which has no schema; {hint}fix the kind name",
+                            f"/kinds/{i}",
+                        ),
+                    )
+                )
                 continue
             other = self.by_kind.get(kind)
             if other is not None:
-                self.findings.append((own.source, Finding(
-                    "layout-error", f"kind {kind!r} already has layout {other.name!r}; one layout per kind", f"/kinds/{i}",
-                )))
+                self.findings.append(
+                    (
+                        own.source,
+                        Finding(
+                            "layout-error",
+                            f"kind {kind!r} already has layout {other.name!r}; one layout per kind",
+                            f"/kinds/{i}",
+                        ),
+                    )
+                )
                 continue
             self.by_kind[kind] = layout
 
@@ -266,14 +296,20 @@ def fields_read(env: ImmutableSandboxedEnvironment, source: str, expression: boo
         if isinstance(getattr_node.node, nodes.Name) and getattr_node.node.name == "record":
             names.add(getattr_node.attr)
     for getitem in ast.find_all(nodes.Getitem):
-        if (isinstance(getitem.node, nodes.Name) and getitem.node.name == "record"
-                and isinstance(getitem.arg, nodes.Const) and isinstance(getitem.arg.value, str)):
+        if (
+            isinstance(getitem.node, nodes.Name)
+            and getitem.node.name == "record"
+            and isinstance(getitem.arg, nodes.Const)
+            and isinstance(getitem.arg.value, str)
+        ):
             names.add(getitem.arg.value)
     assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
     return names - assigned - CONTEXT_NAMES
 
 
-def check_layouts(layouts: LayoutSet, properties_of: Any, kinds_with_records: dict[str, RecordFile]) -> Iterator[tuple[RecordFile, Finding]]:
+def check_layouts(
+    layouts: LayoutSet, properties_of: Any, kinds_with_records: dict[str, RecordFile]
+) -> Iterator[tuple[RecordFile, Finding]]:
     """Static layout checks: template syntax and fields, and kinds with records but no layout."""
     yield from layouts.findings
     for layout in layouts.layouts.values():
@@ -296,16 +332,22 @@ def check_layouts(layouts: LayoutSet, properties_of: Any, kinds_with_records: di
                     close = difflib.get_close_matches(name, sorted(allowed), n=1)
                     hint = f"did you mean {close[0]!r}? " if close else ""
                     kinds_text = ", ".join(layout.kinds)
-                    yield layout_file.source, Finding(
-                        "unknown-layout-field",
-                        f"template reads {name!r}, which {kinds_text} records do not have "
-                        f"(layout {layout.name!r}); {hint}fields: {', '.join(sorted(allowed))}",
-                        pointer,
+                    yield (
+                        layout_file.source,
+                        Finding(
+                            "unknown-layout-field",
+                            f"template reads {name!r}, which {kinds_text} records do not have "
+                            f"(layout {layout.name!r}); {hint}fields: {', '.join(sorted(allowed))}",
+                            pointer,
+                        ),
                     )
     for kind, record_file in sorted(kinds_with_records.items()):
         if kind not in layouts.by_kind and not kind.endswith(".component-list"):
-            yield record_file, Finding(
-                "missing-layout",
-                f"kind {kind!r} has records but no layout, so pnp build skips it; add a layout listing it in 'kinds'",
-                record_file.pointer(0) + "/kind",
+            yield (
+                record_file,
+                Finding(
+                    "missing-layout",
+                    f"kind {kind!r} has records but no layout, so pnp build skips it; add a layout listing it in 'kinds'",
+                    record_file.pointer(0) + "/kind",
+                ),
             )

@@ -21,10 +21,12 @@ from pnp import __version__
 MANIFEST = ".pnp-manifest.json"
 
 
-def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
+def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     """Call `write` with a temporary file, then move it into place in one rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed only on success
+        dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    )
     try:
         with handle:
             write(handle)
@@ -35,6 +37,11 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], None]) -> None:
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
         raise
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Atomically replace `path` with `data`."""
+    atomic_write(path, lambda handle: handle.write(data))
 
 
 def _umask() -> int:

@@ -49,7 +49,9 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
                 else:
                     axes.append([(name, value) for value in spec])
         except (TemplateError, ValueError, TypeError) as err:
-            issues.append(RenderIssue("layout-error", str(record.get("id")), "copies/expand", f"cannot count copies: {err}"))
+            issues.append(
+                RenderIssue("layout-error", str(record.get("id")), "copies/expand", f"cannot count copies: {err}")
+            )
             continue
         combos = [dict(combo) for combo in product(*axes)] if axes else [{}]
         for extra in combos:
@@ -85,8 +87,12 @@ def write_cut_sheets(
     spec = replace(spec, bleed=renderer.bleed)
     layout_grid = grid(renderer.width, renderer.height, spec)
     canvas = Canvas(
-        handle, pagesize=(spec.page_width, spec.page_height), invariant=1,
-        initialFontName=SANS.regular, initialFontSize=9, pageCompression=1,
+        handle,
+        pagesize=(spec.page_width, spec.page_height),
+        invariant=1,
+        initialFontName=SANS.regular,
+        initialFontSize=9,
+        pageCompression=1,
     )
     canvas.setTitle(title)
     canvas.setCreator("pnp")
@@ -94,19 +100,48 @@ def write_cut_sheets(
     problems: list[SheetIssue] = []
     for sheet in paginate(len(faces), layout_grid.per_sheet):
         on_sheet = [faces[i] for i in sheet]
-        _draw_page(canvas, renderer, "front", on_sheet, layout_grid.fronts, layout_grid.front_clips, layout_grid, spec, problems)
+        _draw_page(
+            canvas,
+            renderer,
+            "front",
+            on_sheet,
+            layout_grid.fronts,
+            layout_grid.front_clips,
+            layout_grid,
+            spec,
+            problems,
+        )
         if tick is not None:
             tick(len(on_sheet))
         if spec.duplex != "none" and renderer.has_back:
-            _draw_page(canvas, renderer, "back", on_sheet, layout_grid.backs, layout_grid.back_clips, layout_grid, spec, problems)
+            _draw_page(
+                canvas,
+                renderer,
+                "back",
+                on_sheet,
+                layout_grid.backs,
+                layout_grid.back_clips,
+                layout_grid,
+                spec,
+                problems,
+            )
     if not faces:
         canvas.showPage()
     canvas.save()
     return problems
 
 
-def _draw_page(canvas: Canvas, renderer: Renderer, face_name: str, faces: list[Face], slots: tuple[Any, ...],
-               clips: tuple[Any, ...], layout_grid: Grid, spec: SheetSpec, problems: list[SheetIssue]) -> None:
+def _draw_page(
+    canvas: Canvas,
+    renderer: Renderer,
+    face_name: str,
+    faces: list[Face],
+    slots: tuple[Any, ...],
+    clips: tuple[Any, ...],
+    layout_grid: Grid,
+    spec: SheetSpec,
+    problems: list[SheetIssue],
+) -> None:
     for face, box, clip in zip(faces, slots, clips, strict=False):
         for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
             problems.append(SheetIssue(face, issue))
@@ -120,4 +155,3 @@ def _marks(canvas: Canvas, marks: tuple[Mark, ...]) -> None:
     canvas.setLineWidth(0.3)
     for mark in marks:
         canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
-

@@ -62,7 +62,7 @@ class Element:
 
 @lru_cache(maxsize=65536)
 def _unit_width(text: str, font: str) -> float:
-    return stringWidth(text, font, 1.0)
+    return float(stringWidth(text, font, 1.0))
 
 
 @lru_cache(maxsize=1024)
@@ -162,8 +162,13 @@ def _line_width(line: list[Word], size: float, space: float) -> float:
 class Renderer:
     """Draws the faces of one layout. Make one per layout per build."""
 
-    def __init__(self, layout: Layout, root: Path, icons: dict[str, dict[str, Any]],
-                 lookup: Callable[[str], dict[str, Any] | None] | None = None) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        root: Path,
+        icons: dict[str, dict[str, Any]],
+        lookup: Callable[[str], dict[str, Any] | None] | None = None,
+    ) -> None:
         register_bundled()
         self.layout = layout
         self.root = root.resolve()
@@ -196,9 +201,13 @@ class Renderer:
         s = self.scale
         for i, spec in enumerate(data.get("elements", [])):
             element = Element(
-                spec["type"], spec.get("name", f"{face}[{i}]"), spec,
-                float(spec.get("x", 0)) * s, float(spec.get("y", 0)) * s,
-                float(spec.get("w", 0)) * s, float(spec.get("h", 0)) * s,
+                spec["type"],
+                spec.get("name", f"{face}[{i}]"),
+                spec,
+                float(spec.get("x", 0)) * s,
+                float(spec.get("y", 0)) * s,
+                float(spec.get("w", 0)) * s,
+                float(spec.get("h", 0)) * s,
             )
             for key in ("text", "value", "src", "label", "fill", "stroke", "color"):
                 value = spec.get(key)
@@ -232,16 +241,26 @@ class Renderer:
 
     # --- drawing --------------------------------------------------------------------
 
-    def draw(self, canvas: Canvas, face: str, record: dict[str, Any], box: Box, extra: Context | None = None,
-             clip: Box | None = None) -> list[RenderIssue]:
+    def draw(
+        self,
+        canvas: Canvas,
+        face: str,
+        record: dict[str, Any],
+        box: Box,
+        extra: Context | None = None,
+        clip: Box | None = None,
+    ) -> list[RenderIssue]:
         """Draw `face` of `record` with its trim at `box`, painting only inside `clip` (default: the bleed)."""
         context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
         issues: list[RenderIssue] = []
         background, elements = self.faces[face]
         canvas.saveState()
         self._clip(canvas, box, clip)
-        fill = self._paint(background if not isinstance(background, Template) else None, context,
-                           background if isinstance(background, Template) else None)
+        fill = self._paint(
+            background if not isinstance(background, Template) else None,
+            context,
+            background if isinstance(background, Template) else None,
+        )
         if fill is not None:
             canvas.setFillColor(fill)
             b = self.bleed
@@ -252,7 +271,9 @@ class Renderer:
                     continue
                 self._draw_element(canvas, element, context, box, issues, record)
             except TemplateError as err:
-                issues.append(RenderIssue("layout-error", str(record.get("id")), element.name, f"template failed: {err}"))
+                issues.append(
+                    RenderIssue("layout-error", str(record.get("id")), element.name, f"template failed: {err}")
+                )
         canvas.restoreState()
         if self.shape in ("round", "hex"):
             self._cut_guide(canvas, box)
@@ -273,7 +294,9 @@ class Renderer:
         canvas.setStrokeColor(_color("#9a9a9a"))
         canvas.setLineWidth(0.25)
         if self.shape == "round":
-            canvas.circle(box.x + box.width / 2, box.y + box.height / 2, min(box.width, box.height) / 2, stroke=1, fill=0)
+            canvas.circle(
+                box.x + box.width / 2, box.y + box.height / 2, min(box.width, box.height) / 2, stroke=1, fill=0
+            )
         else:
             self._hex_path(canvas, box.x, box.y, box.width, box.height, stroke=1, fill=0)
         canvas.restoreState()
@@ -284,8 +307,15 @@ class Renderer:
         height = element.h or (box.height - element.y)
         return box.x + element.x, box.y + box.height - element.y - height, width, height
 
-    def _draw_element(self, canvas: Canvas, element: Element, context: Context, box: Box,
-                      issues: list[RenderIssue], record: dict[str, Any]) -> None:
+    def _draw_element(
+        self,
+        canvas: Canvas,
+        element: Element,
+        context: Context,
+        box: Box,
+        issues: list[RenderIssue],
+        record: dict[str, Any],
+    ) -> None:
         handler = HANDLERS[element.kind]
         handler(self, canvas, element, context, box, issues, record)
 
@@ -325,8 +355,17 @@ class Renderer:
             self._family_cache[font] = cached
         return cached
 
-    def set_text(self, canvas: Canvas, text: str, element: Element, frame: tuple[float, float, float, float],
-                 context: Context, issues: list[RenderIssue], record: dict[str, Any], size: float | None = None) -> None:
+    def set_text(
+        self,
+        canvas: Canvas,
+        text: str,
+        element: Element,
+        frame: tuple[float, float, float, float],
+        context: Context,
+        issues: list[RenderIssue],
+        record: dict[str, Any],
+        size: float | None = None,
+    ) -> None:
         """Wrap, shrink to fit, align and draw `text` inside `frame` (rotated when asked)."""
         spec = element.spec
         x, y, w, h = frame
@@ -346,12 +385,16 @@ class Renderer:
             if lines is not None and len(lines) * size * leading <= h + 0.01:
                 break
             if size - 0.5 < min_size - 1e-9:
-                issues.append(RenderIssue(
-                    "text-overflow", str(record.get("id")), element.name,
-                    f"text of element {element.name!r} ({_field_of(element)}) does not fit its "
-                    f"{w / (72 / 25.4):.1f} x {h / (72 / 25.4):.1f} mm box even at {min_size:g} pt; "
-                    "shorten the text or enlarge the box / lower min_size",
-                ))
+                issues.append(
+                    RenderIssue(
+                        "text-overflow",
+                        str(record.get("id")),
+                        element.name,
+                        f"text of element {element.name!r} ({_field_of(element)}) does not fit its "
+                        f"{w / (72 / 25.4):.1f} x {h / (72 / 25.4):.1f} mm box even at {min_size:g} pt; "
+                        "shorten the text or enlarge the box / lower min_size",
+                    )
+                )
                 lines = lines or [[word for para in paragraphs for word in para]]
                 break
             size -= 0.5
@@ -371,8 +414,19 @@ class Renderer:
         self._draw_lines(canvas, lines, x, y, w, h, size, leading, spec, color)
         canvas.restoreState()
 
-    def _draw_lines(self, canvas: Canvas, lines: list[list[Word]], x: float, y: float, w: float, h: float,
-                    size: float, leading: float, spec: dict[str, Any], color: Color) -> None:
+    def _draw_lines(
+        self,
+        canvas: Canvas,
+        lines: list[list[Word]],
+        x: float,
+        y: float,
+        w: float,
+        h: float,
+        size: float,
+        leading: float,
+        spec: dict[str, Any],
+        color: Color,
+    ) -> None:
         align = spec.get("align", "left")
         valign = spec.get("valign", "top")
         line_height = size * leading
@@ -477,8 +531,15 @@ def _field_of(element: Element, key: str = "text") -> str:
 Handler = Callable[[Renderer, Canvas, Element, Context, Box, list[RenderIssue], dict[str, Any]], None]
 
 
-def draw_rect(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_rect(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     x, y, w, h = r._frame(element, box)
     if element.spec.get("bleed"):
         b = r.bleed
@@ -498,22 +559,43 @@ def draw_rect(r: Renderer, canvas: Canvas, element: Element, context: Context, b
         canvas.rect(x, y, w, h, stroke=stroke, fill=fill)
 
 
-def draw_circle(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-                issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_circle(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     canvas.circle(x + w / 2, y + h / 2, min(w, h) / 2, stroke=stroke, fill=fill)
 
 
-def draw_hexagon(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-                 issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_hexagon(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     r._hex_path(canvas, x, y, w, h, stroke, fill)
 
 
-def draw_polygon(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-                 issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_polygon(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     stroke, fill = r._stroke_fill(canvas, element, context)
     points = [(box.x + px * r.scale, box.y + box.height - py * r.scale) for px, py in element.spec["points"]]
     path = canvas.beginPath()
@@ -524,8 +606,15 @@ def draw_polygon(r: Renderer, canvas: Canvas, element: Element, context: Context
     canvas.drawPath(path, stroke=stroke, fill=fill)
 
 
-def draw_line(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_line(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     spec = element.spec
     r._stroke_fill(canvas, element, context)
     x2 = float(spec.get("x2", 0)) * r.scale
@@ -533,15 +622,29 @@ def draw_line(r: Renderer, canvas: Canvas, element: Element, context: Context, b
     canvas.line(box.x + element.x, box.y + box.height - element.y, box.x + x2, box.y + box.height - y2)
 
 
-def draw_text(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_text(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     text = r._text(element, "text", context)
     if text:
         r.set_text(canvas, text, element, r._frame(element, box), context, issues, record)
 
 
-def draw_stat(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-              issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_stat(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     """A labelled box: small label on top, the value large in the middle (empty when absent)."""
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
@@ -554,33 +657,75 @@ def draw_stat(r: Renderer, canvas: Canvas, element: Element, context: Context, b
     label_h = h * 0.32 if label else 0.0
     if label:
         label_size = min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8)
-        label_element = Element(element.kind, element.name + " label", {
-            **element.spec, "text": label, "size": label_size, "min_size": min(label_size, 4.0), "wrap": False,
-            "align": "center", "valign": "middle", "rotate": 0, "bold": False,
-        }, 0, 0, 0, 0, {})
+        label_element = Element(
+            element.kind,
+            element.name + " label",
+            {
+                **element.spec,
+                "text": label,
+                "size": label_size,
+                "min_size": min(label_size, 4.0),
+                "wrap": False,
+                "align": "center",
+                "valign": "middle",
+                "rotate": 0,
+                "bold": False,
+            },
+            0,
+            0,
+            0,
+            0,
+            {},
+        )
         inset = min(w, h) * 0.1
-        r.set_text(canvas, label, label_element, (x + inset, y + h - label_h - inset * 0.6, w - 2 * inset, label_h),
-                   context, issues, record)
+        r.set_text(
+            canvas,
+            label,
+            label_element,
+            (x + inset, y + h - label_h - inset * 0.6, w - 2 * inset, label_h),
+            context,
+            issues,
+            record,
+        )
     value = r._text(element, "value", context)
     if value:
-        value_spec = Element(element.kind, element.name, {**element.spec, "align": "center", "valign": "middle", "wrap": False,
-                                                          "bold": True}, 0, 0, 0, 0, element.templates)
+        value_spec = Element(
+            element.kind,
+            element.name,
+            {**element.spec, "align": "center", "valign": "middle", "wrap": False, "bold": True},
+            0,
+            0,
+            0,
+            0,
+            element.templates,
+        )
         r.set_text(canvas, value, value_spec, (x + 1, y + 0.5, w - 2, h - label_h - 1), context, issues, record)
 
 
-def draw_image(r: Renderer, canvas: Canvas, element: Element, context: Context, box: Box,
-               issues: list[RenderIssue], record: dict[str, Any]) -> None:
+def draw_image(
+    r: Renderer,
+    canvas: Canvas,
+    element: Element,
+    context: Context,
+    box: Box,
+    issues: list[RenderIssue],
+    record: dict[str, Any],
+) -> None:
     source = r._text(element, "src", context)
     if not source:
         return
     path = (r.root / source).resolve()
     if not path.is_relative_to(r.root):
-        issues.append(RenderIssue("asset-outside-project", str(record.get("id")), element.name,
-                                  f"image {source!r} is outside the project"))
+        issues.append(
+            RenderIssue(
+                "asset-outside-project", str(record.get("id")), element.name, f"image {source!r} is outside the project"
+            )
+        )
         return
     if not path.is_file():
-        issues.append(RenderIssue("missing-asset", str(record.get("id")), element.name,
-                                  f"image {source!r} does not exist"))
+        issues.append(
+            RenderIssue("missing-asset", str(record.get("id")), element.name, f"image {source!r} does not exist")
+        )
         return
     x, y, w, h = r._frame(element, box)
     image = ImagePath(path, r.root)

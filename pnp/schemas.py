@@ -209,7 +209,7 @@ class SchemaSet:
         if isinstance(node, dict):
             props.update(node.get("properties", {}))
             for sub in node.get("allOf", []):
-                resolved = self._resolve(uri, sub.get("$ref")) if isinstance(sub, dict) and "$ref" in sub else None
+                resolved = self._resolve(uri, str(sub["$ref"])) if isinstance(sub, dict) and "$ref" in sub else None
                 if resolved is not None:
                     props.update(resolved[1].get("properties", {}))
             if "$ref" in node:

@@ -50,7 +50,7 @@ def collect_stats(project: Project) -> list[KindStats]:
 
 def _line_status(index: xrefs.Index, line: dict[str, object]) -> str:
     expected = line.get("count")
-    present = xrefs.count_present(index, line)  # type: ignore[arg-type]
+    present = xrefs.count_present(index, line)
     where = line.get("where") or {}
     subset = " with " + ", ".join(f"{k}={v}" for k, v in where.items()) if where else ""  # type: ignore[attr-defined]
     if present == expected:
@@ -74,7 +74,11 @@ def render_stats(rows: list[KindStats], fmt: str) -> str:
         ]
         widths = [max(len(row[i]) for row in table) for i in range(len(header))]
         for row in table:
-            out.append("  " + "  ".join(cell.ljust(widths[i]) if i in (0, 4) else cell.rjust(widths[i])
-                                        for i, cell in enumerate(row)).rstrip())
+            out.append(
+                "  "
+                + "  ".join(
+                    cell.ljust(widths[i]) if i in (0, 4) else cell.rjust(widths[i]) for i, cell in enumerate(row)
+                ).rstrip()
+            )
         out.append("")
     return "\n".join(out)

@@ -24,8 +24,9 @@ TOLERANCE = 0.1 * MM
 
 def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
+    )
 
 
 @pytest.fixture()
@@ -59,7 +60,9 @@ def test_page_size(project: Path, paper: str) -> None:
 def _trim_lines(page: pdfplumber.page.Page) -> tuple[list[float], list[float]]:
     """x positions of vertical crop marks and y positions (PDF coordinates) of horizontal ones."""
     xs = sorted({round(line["x0"], 3) for line in page.lines if abs(line["x0"] - line["x1"]) < 0.01})
-    ys = sorted({round(page.height - line["top"], 3) for line in page.lines if abs(line["top"] - line["bottom"]) < 0.01})
+    ys = sorted(
+        {round(page.height - line["top"], 3) for line in page.lines if abs(line["top"] - line["bottom"]) < 0.01}
+    )
     return xs, ys
 
 
@@ -86,7 +89,9 @@ def _word_centres(page: pdfplumber.page.Page, pattern: str) -> dict[str, list[tu
     found: dict[str, list[tuple[float, float]]] = {}
     for w in page.extract_words():
         if w["text"].startswith(pattern):
-            found.setdefault(w["text"], []).append(((w["x0"] + w["x1"]) / 2, page.height - (w["top"] + w["bottom"]) / 2))
+            found.setdefault(w["text"], []).append(
+                ((w["x0"] + w["x1"]) / 2, page.height - (w["top"] + w["bottom"]) / 2)
+            )
     return found
 
 

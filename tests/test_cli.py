@@ -16,8 +16,9 @@ COMMANDS = ["check", "stats", "build", "new"]
 
 def pnp(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600
+    )
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -183,7 +183,7 @@ def test_safe_zone_warnings_name_record_and_element(project: Path) -> None:
     assert len(warnings) == len(set(warnings))  # copies of card-03 are reported once
     # the line docs/export.md quotes is real output
     doc = (ROOT / "docs" / "export.md").read_text()
-    quoted = [line for line in doc.splitlines() if "warning[outside-safe-zone]" in line]
+    quoted = [line for line in doc.splitlines() if line.startswith("cards/")]
     assert quoted and all(line in done.stdout.splitlines() for line in quoted)
 
 
@@ -228,29 +228,34 @@ def test_png_sizes_at_300_dpi(poker_us: Path) -> None:
 def test_png_pixels_match_the_print_shop_pdf(poker_us: Path) -> None:
     ok(poker_us, "export", "printshop", "test.card", "--order", "front-back")
     ok(poker_us, "export", "png", "test.card")
-    ok(poker_us, "export", "png", "test.card", "--bleed", "--dpi", "144")
+    folder = poker_us / "output" / "test" / "png" / "test.card"
     document = pdfium.PdfDocument(poker_us / "output" / "test" / "printshop" / "test.card.pdf")
-    # an independent render of the print-shop pages (whole page, bleed included) at 300 dpi
-    fronts = {0: "card-00", 2: "card-01"}
-    for page_index, card in fronts.items():
-        page = document[page_index].render(scale=300 / 72).to_pil().convert("RGB")
-        assert page.size == (825, 1125)
-        with Image.open(poker_us / "output" / "test" / "png" / "test.card" / f"{card}-front.png") as png:
-            png = png.convert("RGB")
-            for x, y in [(375, 525), (100, 300), (375, 30), (600, 900), (10, 10), (740, 1040)]:
-                assert close(png.getpixel((x, y)), page.getpixel((x + 37.5, y + 37.5).__class__((round(x + 37.5), round(y + 37.5)))), 8), (card, x, y)
-            centre = png.getpixel((375, 525))
-            assert close(centre, page.getpixel((412, 562)), 8)
-    document.close()
-    with Image.open(poker_us / "output" / "test" / "png" / "test.card" / "card-00-front.png") as png:
+    try:
+        for page_index, card in {0: "card-00", 2: "card-01", 1: "card-00"}.items():
+            side = "front" if page_index % 2 == 0 else "back"
+            # an independent render of the whole print-shop page (bleed included) at 300 dpi
+            page = document[page_index].render(scale=300 / 72).to_pil().convert("RGB")
+            assert abs(page.width - 825) <= 1 and abs(page.height - 1125) <= 1  # pypdfium2 rounds sizes up
+            with Image.open(folder / f"{card}-{side}.png") as png:
+                png = png.convert("RGB")
+                # the card's centre, the art, the band, the rules text area, the trim corners;
+                # the PNG starts 37.5 px (1/8 in) into the page, so compare with both neighbours
+                for x, y in [(375, 525), (200, 300), (150, 30), (600, 900), (2, 2), (747, 1047)]:
+                    pixel = png.getpixel((x, y))
+                    neighbours = [page.getpixel((x + 37, y + 37)), page.getpixel((x + 38, y + 38))]
+                    assert any(close(pixel, n, 6) for n in neighbours), (card, side, x, y, pixel, neighbours)
+    finally:
+        document.close()
+    with Image.open(folder / "card-00-front.png") as png:
         assert close(png.getpixel((150, 30)), ELEMENTS["fire"], 2)  # the band, straight from the palette
         assert close(png.getpixel((375, 700)), (0xF7, 0xF1, 0xE3), 2)  # the card's background
-    with Image.open(poker_us / "output" / "test" / "png" / "test.card" / "card-01-front.png") as png:
+    with Image.open(folder / "card-01-front.png") as png:
         assert close(png.getpixel((150, 30)), ELEMENTS["water"], 2)
-    with Image.open(poker_us / "output" / "test" / "png" / "test.card" / "card-00-back.png") as png:
+    with Image.open(folder / "card-00-back.png") as png:
         assert close(png.getpixel((5, 5)), (0x2C, 0x3E, 0x50), 2)
-    with Image.open(poker_us / "output" / "test" / "png" / "test.card" / "card-00-front.png") as png:
-        assert png.size == (396, 540)  # the --bleed --dpi 144 run: 2.75 x 3.75 in at 144 dpi
+    ok(poker_us, "export", "png", "test.card", "--bleed", "--dpi", "144")
+    with Image.open(folder / "card-00-front.png") as png:
+        assert png.size == (396, 540)  # 2.75 x 3.75 in at 144 dpi
         assert close(png.getpixel((1, 1)), ELEMENTS["fire"], 2)  # the band runs into the bleed
 
 
@@ -290,8 +295,8 @@ def test_tts_sheets_grid_and_size_limits(project: Path, count: int, per_sheet: l
             assert close(sheet.getpixel((sheet.width - cell_w // 2, sheet.height - cell_h // 2)), (0x2C, 0x3E, 0x50), 1)
         back = face.parent / str(info["back"])
         assert info["unique_backs"] is True and back.name == face.name.replace(".png", "-back.png")
-        with Image.open(back) as back_sheet:
-            assert back_sheet.size == Image.open(face).size and back_sheet.mode == "RGB"
+        with Image.open(back) as back_sheet, Image.open(face) as sheet:
+            assert back_sheet.size == sheet.size and back_sheet.mode == "RGB"
         names.extend(info["cards"])  # type: ignore[arg-type]
     assert names == [f"card-{i:03d}" for i in range(count)]
 
@@ -315,7 +320,8 @@ def test_tts_single_back_for_identical_backs(project: Path) -> None:
 
 
 def test_tts_grid_limits() -> None:
-    assert tts_grid(69, 744, 1039)[:2] == (10, 7)
+    full = tts_grid(69, 744, 1039)
+    assert (full.columns, full.rows) == (10, 7) and full.size == (4090, 4004)
     for count in range(1, 70):
         grid = tts_grid(count, 744, 1039)
         assert grid.columns * grid.rows >= count + 1
@@ -381,7 +387,7 @@ def test_export_with_errors_writes_nothing(project: Path, args: tuple[str, ...])
     assert done.returncode == 1
     assert "enum-mismatch" in done.stdout and "cards/cards.json:" in done.stdout
     assert "Traceback" not in done.stderr
-    assert not [p for p in (project / "output").rglob("*") if p.is_file() and p.name != ".pnp-manifest.json"]
+    assert not (project / "output").exists()
 
 
 def test_text_that_does_not_fit_stops_its_kind_only(project: Path) -> None:
@@ -437,10 +443,12 @@ def test_gallery_with_errors_shows_them_on_their_card(project: Path) -> None:
     done = pnp(project, "export", "gallery", "--with-errors")
     assert done.returncode == 1 and "written with the errors shown on the page" in done.stderr
     html = (project / "output" / "gallery" / "index.html").read_text()
-    card = html[html.index('data-name="card 00 card-00"'):]
-    card = card[: card.index("</figure>")]
-    assert "error[enum-mismatch]" in card and "cards/cards.json:" in card and "has-error" not in card
-    assert 'class="card has-error"' in html[html.rindex("<figure", 0, html.index('data-name="card 00 card-00"')):][:80]
+    figure = re.search(r'<figure class="([^"]+)"[^>]*data-name="card 00 card-00".*?</figure>', html, re.S)
+    assert figure is not None and "has-error" in figure.group(1)
+    assert "error[enum-mismatch]" in figure.group(0) and "cards/cards.json:" in figure.group(0)
+    other = re.search(r'<figure class="([^"]+)"[^>]*data-name="card 01 card-01".*?</figure>', html, re.S)
+    assert other is not None and "enum-mismatch" not in other.group(0)
+    assert len(re.findall(r"<img ", html)) == 16
 
 
 @pytest.fixture()

@@ -13,8 +13,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_repo_content_checks_clean() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "pnp", "check", "--format", "json"], cwd=ROOT, capture_output=True,
-                          text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "pnp", "check", "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["errors"] == 0

@@ -11,23 +11,58 @@ import jsonschema
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMA_FILES = sorted((ROOT / "schemas").glob("*.schema.json")) + sorted((ROOT / "tests" / "fixture" / "schemas").glob("*.json"))
+SCHEMA_FILES = sorted((ROOT / "schemas").glob("*.schema.json")) + sorted(
+    (ROOT / "tests" / "fixture" / "schemas").glob("*.json")
+)
 KINDS = {p.name[: -len(".schema.json")] for p in (ROOT / "schemas").glob("*.schema.json")} - {"common"}
 
 # Every record kind ../shared/DOMAIN.md implies, as this project names it.
 DOMAIN_KINDS = {
     # HoMM III Conflux
-    "homm3.summoned-unit", "homm3.unit", "homm3.neutral-unit", "homm3.hero", "homm3.spell", "homm3.ability",
-    "homm3.specialty", "homm3.statistic", "homm3.artifact", "homm3.astrologers-proclaim", "homm3.town-building",
-    "homm3.map-tile", "homm3.map-location", "homm3.token", "homm3.combat-token", "homm3.scenario", "homm3.campaign",
+    "homm3.summoned-unit",
+    "homm3.unit",
+    "homm3.neutral-unit",
+    "homm3.hero",
+    "homm3.spell",
+    "homm3.ability",
+    "homm3.specialty",
+    "homm3.statistic",
+    "homm3.artifact",
+    "homm3.astrologers-proclaim",
+    "homm3.town-building",
+    "homm3.map-tile",
+    "homm3.map-location",
+    "homm3.token",
+    "homm3.combat-token",
+    "homm3.scenario",
+    "homm3.campaign",
     "homm3.component-list",
     # HoMM IV
-    "homm4.hero", "homm4.unit", "homm4.town", "homm4.object", "homm4.artifact", "homm4.primary-skill",
-    "homm4.secondary-skill", "homm4.spell", "homm4.token", "homm4.faction", "homm4.hero-class", "homm4.table",
+    "homm4.hero",
+    "homm4.unit",
+    "homm4.town",
+    "homm4.object",
+    "homm4.artifact",
+    "homm4.primary-skill",
+    "homm4.secondary-skill",
+    "homm4.spell",
+    "homm4.token",
+    "homm4.faction",
+    "homm4.hero-class",
+    "homm4.table",
     "homm4.component-list",
     # Mage Knight
-    "mk.quest", "mk.quest-marker", "mk.faction-token", "mk.possessed-enemy", "mk.enemy", "mk.dragon-head",
-    "mk.horseman", "mk.site", "mk.token", "mk.scenario", "mk.component-list",
+    "mk.quest",
+    "mk.quest-marker",
+    "mk.faction-token",
+    "mk.possessed-enemy",
+    "mk.enemy",
+    "mk.dragon-head",
+    "mk.horseman",
+    "mk.site",
+    "mk.token",
+    "mk.scenario",
+    "mk.component-list",
 }
 
 
@@ -50,8 +85,9 @@ def _walk(node: Any) -> list[Any]:
     return found
 
 
-@pytest.mark.parametrize("path", [p for p in SCHEMA_FILES if p.parent.name == "schemas" and p.parent.parent == ROOT],
-                         ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "path", [p for p in SCHEMA_FILES if p.parent.name == "schemas" and p.parent.parent == ROOT], ids=lambda p: p.name
+)
 def test_kind_and_references(path: Path) -> None:
     schema = json.loads(path.read_text(encoding="utf-8"))
     if path.name == "common.schema.json":

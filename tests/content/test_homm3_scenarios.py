@@ -115,7 +115,10 @@ def test_deluge_setup_and_events(scen) -> None:
     assert s["map"]["monoliths"]["type"] == "two-way"
     (town,) = s["defenders"]
     assert [(e["count"], e["size"], e["tier"]) for e in town["army"]] == [
-        (3, "pack", "bronze"), (2, "pack", "silver"), (2, "few", "gold")]
+        (3, "pack", "bronze"),
+        (2, "pack", "silver"),
+        (2, "few", "gold"),
+    ]
     assert town["field_difficulty"] == "VI"
     assert s["time_out"]["outcome"] == "draw" and s["time_out"]["round"] == 10
     assert [e["rounds"] for e in s["timed_events"]] == [[3, 5, 7, 9]]
@@ -143,7 +146,10 @@ def test_too_many_monsters_tiles_per_player_count(scen) -> None:
 def test_campaign_starting_resources_and_heroes(scen) -> None:
     assert scen("troubled-walking-on-clouds")["setup"]["starting_resources"] == {"gold": 20}
     assert scen("dancing-in-water-and-fire")["setup"]["starting_resources"] == {
-        "gold": 10, "building_materials": 3, "valuables": 2}
+        "gold": 10,
+        "building_materials": 3,
+        "valuables": 2,
+    }
     assert scen("hard-place")["setup"]["starting_resources"] == {"gold": 15}
     assert scen("master-of-the-elements")["setup"]["starting_resources"] == {"gold": 30}
     for sid in CAMPAIGN_ORDER:
@@ -153,8 +159,14 @@ def test_campaign_starting_resources_and_heroes(scen) -> None:
     assert scen("hard-place")["setup"]["any_hero_of_faction"] == scen("hard-place")["setup"]["faction"]
     assert [len(scen(s)["setup"]["bonus_options"]) for s in CAMPAIGN_ORDER] == [3, 3, 3, 2]
     master = [(b["building"], b.get("tier")) for b in scen("master-of-the-elements")["setup"]["buildings"]]
-    assert master == [("city-hall", None), ("citadel", None), ("dwelling", "bronze"), ("dwelling", "silver"),
-                      ("mage-guild", None), ("magic-university", None)]
+    assert master == [
+        ("city-hall", None),
+        ("citadel", None),
+        ("dwelling", "bronze"),
+        ("dwelling", "silver"),
+        ("mage-guild", None),
+        ("magic-university", None),
+    ]
 
 
 def test_campaign_map_tiles(scen, by_id: dict[str, dict[str, Any]]) -> None:
@@ -163,13 +175,21 @@ def test_campaign_map_tiles(scen, by_id: dict[str, dict[str, Any]]) -> None:
     assert _tile_counts(twc["map"]["tiles"]) == {"center": 1, "starting": 2, "far": 2, "near": 1, "elemental-near": 2}
     assert {"C1", "S3", "S8", "N5", "N18", "N19"} <= set(codes("troubled-walking-on-clouds"))
     assert _tile_counts(scen("dancing-in-water-and-fire")["map"]["tiles"]) == {
-        "starting": 1, "far": 1, "near": 1, "elemental-near": 4}
+        "starting": 1,
+        "far": 1,
+        "near": 1,
+        "elemental-near": 4,
+    }
     assert codes("hard-place") == sorted(["S8", "S2", "F2", "F5", "F8", "N20", "N21"])
     master = scen("master-of-the-elements")["map"]
     (elemental,) = [g for g in master["tiles"] if g["type"] == "elemental-near"]
     assert elemental["count"] == 4
     assert [(p["element"], [by_id[t]["code"] for t in p["tiles"]]) for p in elemental["picks"]] == [
-        ("fire", ["N14", "N15"]), ("water", ["N16", "N17"]), ("air", ["N18", "N19"]), ("earth", ["N20", "N21"])]
+        ("fire", ["N14", "N15"]),
+        ("water", ["N16", "N17"]),
+        ("air", ["N18", "N19"]),
+        ("earth", ["N20", "N21"]),
+    ]
     assert master["monoliths"] == {**master["monoliths"], "type": "one-way", "count": 4}
     assert [scen(s)["map"]["layout_pages"] for s in CAMPAIGN_ORDER] == [[21], [28], [34], [40]]
 
@@ -194,7 +214,11 @@ def test_ai_armies_and_decks(scen) -> None:
     assert twc["Fiur"]["army"][0] == {"neutral_army_level": "III"}
     assert twc["Lord of Air's Guardians"]["deck"] == {"magic": 8, "skill": 3}
     spells = scen("troubled-walking-on-clouds")["ai"]["shared_spell_deck"]
-    assert [(c["card"], c["count"]) for c in spells] == [("magic-arrow", 2), ("lightning-bolt", 1), ("chain-lightning", 1)]
+    assert [(c["card"], c["count"]) for c in spells] == [
+        ("magic-arrow", 2),
+        ("lightning-bolt", 1),
+        ("chain-lightning", 1),
+    ]
 
     assert scen("dancing-in-water-and-fire")["ai"]["shared_deck"] == {"magic": 5, "might": 2}
 
@@ -205,8 +229,12 @@ def test_ai_armies_and_decks(scen) -> None:
     assert siege == {"Arrow Tower": 1, "Gate": 1, "Wall": 3}
 
     moe = scen("master-of-the-elements")["ai"]
-    assert [h["name"] for h in moe["heroes"]] == ["The Lord of Air", "The Lord of Earth", "The Lord of Fire",
-                                                 "The Lord of Water"]
+    assert [h["name"] for h in moe["heroes"]] == [
+        "The Lord of Air",
+        "The Lord of Earth",
+        "The Lord of Fire",
+        "The Lord of Water",
+    ]
     assert moe["shared_deck"] == {"magic": 4, "might": 3}
     air = moe["heroes"][0]
     assert air["army"][-1]["count"] == 2 and air["army"][-1]["tier"] == "azure"

@@ -36,8 +36,17 @@ def test_faction_towns_and_terrains(by_id):
 def test_eleven_hero_classes_in_rulebook_order(by_kind, by_id):
     names = [r["name"] for r in by_kind["homm4.hero-class"]]
     assert names == [
-        "Knight", "Cleric", "Death Knight", "Necromancer", "Lord", "Wizard",
-        "Rogue", "Sorcerer", "Ranger", "Druid", "Barbarian",
+        "Knight",
+        "Cleric",
+        "Death Knight",
+        "Necromancer",
+        "Lord",
+        "Wizard",
+        "Rogue",
+        "Sorcerer",
+        "Ranger",
+        "Druid",
+        "Barbarian",
     ]
     knight = by_id["homm4-knight"]
     assert knight["faction"] == "homm4-life"
@@ -54,8 +63,21 @@ def test_bandits_and_units_without_numbers(by_kind, by_id):
     assert by_id["homm4-bandits"]["melee_attack"] == 1
     names = {r["name"] for r in by_kind["homm4.unit"]}
     assert names == {
-        "Bandits", "Orcs", "Medusas", "Ifrits", "Black Dragons", "Golden Golems", "Halflings",
-        "Cyclopes", "Evil Eyes", "Magi", "Fairy Dragons", "Crossbowman", "Cerberus", "Hydra", "Titans",
+        "Bandits",
+        "Orcs",
+        "Medusas",
+        "Ifrits",
+        "Black Dragons",
+        "Golden Golems",
+        "Halflings",
+        "Cyclopes",
+        "Evil Eyes",
+        "Magi",
+        "Fairy Dragons",
+        "Crossbowman",
+        "Cerberus",
+        "Hydra",
+        "Titans",
     }
     # The rulebook gives no cost for any unit: none may be invented.
     assert not any("cost" in r for r in by_kind["homm4.unit"])
@@ -80,7 +102,10 @@ def test_asylum_units_by_level(by_id):
     assert asylum["spell_schools"] == ["Chaos", "Nature", "Death"]
     levels = {lv["level"]: lv for lv in asylum["levels"]}
     assert [levels[n]["units"] for n in (1, 2, 3, 4)] == [
-        ["homm4-bandits", "homm4-orcs"], ["homm4-medusas"], ["homm4-ifrits"], ["homm4-black-dragons"],
+        ["homm4-bandits", "homm4-orcs"],
+        ["homm4-medusas"],
+        ["homm4-ifrits"],
+        ["homm4-black-dragons"],
     ]
     assert levels[1]["spell_levels"] == [1]
     assert levels[3]["spell_levels"] == [3, 4, 5]
@@ -107,8 +132,12 @@ def test_component_list_matches_tokens(by_kind):
     (cl,) = by_kind["homm4.component-list"]
     counts = {c["name"]: c["count"] for c in cl["components"]}
     assert counts == {
-        "Terrain Map Sections": 7, "Collectible cards": 120, "Object tokens": 180,
-        "Town tokens": 72, "Army tokens": 48, "10-sided die": 1,
+        "Terrain Map Sections": 7,
+        "Collectible cards": 120,
+        "Object tokens": 180,
+        "Town tokens": 72,
+        "Army tokens": 48,
+        "10-sided die": 1,
     }
     for c in cl["components"]:
         if "kind" in c:
@@ -119,7 +148,11 @@ def test_component_list_matches_tokens(by_kind):
 def test_magic_skills_and_mana(by_id):
     chaos = by_id["homm4-chaos-magic"]
     assert chaos["spell_school"] == "Chaos"
-    assert [(lv["level"], lv["spell_level"]) for lv in chaos["levels"]] == [("Basic", 1), ("Advanced", 2), ("Expert", 3)]
+    assert [(lv["level"], lv["spell_level"]) for lv in chaos["levels"]] == [
+        ("Basic", 1),
+        ("Advanced", 2),
+        ("Expert", 3),
+    ]
     assert chaos["levels"][0]["mana"] == 10
     assert by_id["homm4-sorcery"]["effects"] == [{"level": "Basic", "effect": "Adds 10 Mana points.", "mana": 10}]
     assert by_id["homm4-defense"]["primary_skill"] == "homm4-tactics"
@@ -141,8 +174,11 @@ def test_terrain_tables(by_id):
     assert native["Cursed Ground"][1:4] == ["Death", "1", "+2"]
     special = {row[0]: row[1] for row in by_id["homm4-special-terrains"]["table"]["rows"]}
     assert special == {
-        "Enchanted Stone": "Order", "Fields of Glory": "Might", "Fields of Life": "Life",
-        "Magic Garden": "Nature", "Scorched Earth": "Chaos",
+        "Enchanted Stone": "Order",
+        "Fields of Glory": "Might",
+        "Fields of Life": "Life",
+        "Magic Garden": "Nature",
+        "Scorched Earth": "Chaos",
     }
 
 
@@ -168,8 +204,12 @@ def test_edge_labels(by_kind, by_id):
     assert by_id["homm4-alchemists-lab"]["edge_labels"] == ["Unclaimed", "Sold"]
     rows = by_id["homm4-card-edge-labels"]["table"]["rows"]
     assert [(r[0], r[1]) for r in rows] == [
-        ("Unit", "Swarm"), ("Unit", "Protect"), ("Object", "Unclaimed"),
-        ("Object", "Sold"), ("Town", "Breach"), ("Town", "Sack"),
+        ("Unit", "Swarm"),
+        ("Unit", "Protect"),
+        ("Object", "Unclaimed"),
+        ("Object", "Sold"),
+        ("Town", "Breach"),
+        ("Town", "Sack"),
     ]
 
 

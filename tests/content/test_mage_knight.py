@@ -169,7 +169,11 @@ def test_five_dragon_heads(by_kind, by_id):
     assert [h["name"] for h in heads] == ["War", "Control", "Death", "Famine", "Pestilence"]
     assert all(h["abilities"] == ["Arcane Immunity"] for h in heads)
     assert {h["id"]: h.get("mana") for h in heads if h["id"] != "control"} == {
-        "war": "red", "death": "blue", "famine": "white", "pestilence": "green"}
+        "war": "red",
+        "death": "blue",
+        "famine": "white",
+        "pestilence": "green",
+    }
     control = by_id["control"]
     assert control["attackable"] is False
     assert "fame_per_level" not in control
@@ -210,8 +214,19 @@ def test_ziggurat_and_pyramid_floors(by_id):
 def test_quest_site_icons_and_inhabited_sites(by_kind):
     sites = _kind(by_kind, "mk.site")
     icons = [s["name"] for s in sites if s.get("quest_icon")]
-    assert icons == ["Village", "City", "Mage Tower", "Crystal Mine", "Keep", "Magical Glade",
-                     "Monastery", "Dungeon", "Tomb", "Refugee Camp", "Oasis"]
+    assert icons == [
+        "Village",
+        "City",
+        "Mage Tower",
+        "Crystal Mine",
+        "Keep",
+        "Magical Glade",
+        "Monastery",
+        "Dungeon",
+        "Tomb",
+        "Refugee Camp",
+        "Oasis",
+    ]
     inhabited = {s["id"] for s in sites if "inhabited" in s.get("categories", [])}
     assert inhabited == {"village", "monastery", "keep", "mage-tower", "city", "oasis", "refugee-camp"}
     fortified = {s["id"] for s in sites if "fortified" in s.get("categories", [])}
@@ -221,10 +236,13 @@ def test_quest_site_icons_and_inhabited_sites(by_kind):
 def test_new_map_tiles(by_kind):
     new = [t for t in _kind(by_kind, "mk.map-tile") if t.get("expansion") == "the-apocalypse-dragon"]
     assert sorted((t["tile_type"], t["number"]) for t in new) == [
-        ("core-non-city", 11), ("core-non-city", 12),
-        ("countryside", 15), ("countryside", 16), ("countryside", 17)]
-    ziggurat_tiles = sorted(t["number"] for t in _kind(by_kind, "mk.map-tile")
-                            if "ziggurat" in t.get("sites", []))
+        ("core-non-city", 11),
+        ("core-non-city", 12),
+        ("countryside", 15),
+        ("countryside", 16),
+        ("countryside", 17),
+    ]
+    ziggurat_tiles = sorted(t["number"] for t in _kind(by_kind, "mk.map-tile") if "ziggurat" in t.get("sites", []))
     assert ziggurat_tiles == [16, 17]
     for t in new:
         assert t["colour"] == ("green" if t["tile_type"] == "countryside" else "brown")
@@ -281,9 +299,16 @@ def test_all_records_cite_seed_002(records):
 def test_heroes_named_by_the_variants(by_kind, by_id):
     heroes = {h["id"]: h for h in _kind(by_kind, "mk.hero")}
     assert set(heroes) == {"arythea", "goldyx", "norowas", "tovak", "wolfhawk", "krang", "braevalar", "coral"}
-    solo_skills = {"arythea": "Power of Pain", "goldyx": "Glittering Fortune", "norowas": "Bonds of Loyalty",
-                   "tovak": "Shield Mastery", "wolfhawk": "Know Your Prey", "krang": "Puppet Master",
-                   "braevalar": "Shapeshift", "coral": "Treasure Hunter"}
+    solo_skills = {
+        "arythea": "Power of Pain",
+        "goldyx": "Glittering Fortune",
+        "norowas": "Bonds of Loyalty",
+        "tovak": "Shield Mastery",
+        "wolfhawk": "Know Your Prey",
+        "krang": "Puppet Master",
+        "braevalar": "Shapeshift",
+        "coral": "Treasure Hunter",
+    }
     for hero, skill in solo_skills.items():
         assert skill in [c["name"] for c in heroes[hero]["cards_and_skills"] if c["type"] == "skill"], hero
     assert heroes["wolfhawk"]["expansion"] == "the-lost-legion"
