@@ -423,11 +423,13 @@ def accelerated() -> str:
     return "with the C accelerator (rl_accel)"
 
 
-def print_table(results: list[SizeResult], repeat: int) -> None:
+def print_table(results: list[SizeResult], repeat: int, sources: str) -> None:
     import reportlab
 
+    version = re.search(r'__version__ = "([^"]+)"', (REPO / "pnp" / "__init__.py").read_text(encoding="utf-8"))
     print(
-        f"pnp build benchmark: {platform.python_implementation()} {platform.python_version()}, reportlab "
+        f"pnp build benchmark: pnp {version.group(1) if version else '?'} (sources sha256 {sources[:12]}{'' if sources == pnp_sources() else ', edited during the run'}), "
+        f"{platform.python_implementation()} {platform.python_version()}, reportlab "
         f"{reportlab.Version} {accelerated()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
         f"load average {LOAD_AT_START}; wall clock of whole processes, best of {repeat} "
         f"(¹ one run only: the first took over {SLOW_RUN_S:.0f} s)"
@@ -457,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or any(s < 1 for s in sizes) or args.repeat < 1:
         parser.error("sizes must be at least 1 card, repeat at least 1")
 
+    sources = pnp_sources()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         results = [bench_size(n, args.keep.resolve(), args.repeat) for n in sizes]
@@ -464,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="pnp-build-bench-") as tmp:
             results = [bench_size(n, Path(tmp), args.repeat) for n in sizes]
 
-    print_table(results, args.repeat)
+    print_table(results, args.repeat, sources)
     status = 0
     for r in results:
         for failure in r.failures:

@@ -209,8 +209,48 @@ def _build_sheets(
         from pnp import sheets
     except ImportError:
         return []
+    sheets.draw_token, sheets.draw_token_inputs = token_drawer(loaded)
     results = sheets.build_sheets(loaded, project.output, options.paper, manifest, force=options.force)
     return [(r.path, r.written, tuple(r.problems)) for r in results]
+
+
+def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]]:
+    """A hook drawing a token's front from its own layout, scaled into a square (for the aids)."""
+    from pnp.impose import Box
+    from pnp.layout import LayoutSet
+    from pnp.render import Renderer
+
+    project = loaded.project
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    icons = load_icon_specs(project)
+    renderers: dict[str, Renderer] = {}
+
+    def lookup(record_id: str) -> dict[str, Any] | None:
+        entry = loaded.index.first.get(record_id)
+        return entry[1].records[entry[2]] if entry else None
+
+    def draw(canvas: Any, record: dict[str, Any], x: float, y: float, size: float) -> bool:
+        layout = layouts.by_kind.get(str(record.get("kind")))
+        if layout is None:
+            return False
+        renderer = renderers.get(layout.name)
+        if renderer is None:
+            renderer = renderers[layout.name] = Renderer(layout, project.root, icons, lookup)
+        scale = size / max(renderer.width, renderer.height)
+        box = Box(0, 0, renderer.width, renderer.height)
+        canvas.saveState()
+        canvas.translate(x + (size - renderer.width * scale) / 2, y + (size - renderer.height * scale) / 2)
+        canvas.scale(scale, scale)
+        if renderer.shape == "round":  # the token as cut: a disc, not its square bleed
+            path = canvas.beginPath()
+            path.circle(renderer.width / 2, renderer.height / 2, min(renderer.width, renderer.height) / 2)
+            canvas.clipPath(path, stroke=0, fill=0)
+        issues = renderer.draw(canvas, "front", record, box, {"copy": 1}, clip=box)
+        canvas.restoreState()
+        return not issues
+
+    inputs = sorted({path for layout in layouts.layouts.values() for path in layout.files})
+    return draw, inputs
 
 
 def _locate(project: Project, record_file: Any, finding: Finding) -> Problem:

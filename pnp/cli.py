@@ -175,11 +175,13 @@ force_option = click.option("--force", is_flag=True, help="Rewrite even the file
 
 
 def _report_export(project: Project, name: str, result: object, fmt: str, note: str = "") -> None:
+    """Problems on stdout (like pnp build), what was written on stderr, then exit 0 or 1."""
     from pnp.check import CheckResult
     from pnp.export import ExportResult
     from pnp.report import REPORTER_BY_NAME
 
-    assert isinstance(result, ExportResult)
+    if not isinstance(result, ExportResult):
+        raise TypeError(f"not an export result: {result!r}")
     if result.problems:
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
     by_folder: dict[Path, list[Path]] = {}
@@ -243,8 +245,8 @@ def export_printshop(
         progress=True,
         preset=preset,
         bleed=parse_length(bleed) if bleed is not None else None,
-        order=order,
-    )  # type: ignore[arg-type]
+        order=order,  # type: ignore[arg-type]  # click.Choice checked it
+    )
     _report_export(project, "printshop", run_printshop(project, options), fmt)
 
 

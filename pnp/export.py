@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
@@ -60,6 +60,7 @@ TTS_PER_SHEET = TTS_MAX_COLUMNS * TTS_MAX_ROWS - 1  # the last slot holds the hi
 SAFE_CODE = "outside-safe-zone"
 PLAIN_HIDDEN = "#808080"
 EPSILON = 0.01  # points
+RECORD_PREFIX = re.compile(r"^record '[^']*'(: |, )")  # redundant on the gallery's card
 Order = Literal["back-front", "front-back"]
 Side = Literal["front", "back"]
 
@@ -167,12 +168,20 @@ class Session:
             faces, issues = expand_faces(renderer, [((f, i), r) for f, i, r in entries])
             origins = {str(r.get("id")): (f, i) for f, i, r in entries}
             for issue in issues:
-                self.problems.append(_locate(origins.get(issue.record_id), issue.code, "error",
-                                             f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}"))
+                self.problems.append(
+                    _locate(
+                        origins.get(issue.record_id),
+                        issue.code,
+                        "error",
+                        f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}",
+                    )
+                )
             if distinct:
                 faces = [face for face in faces if face.extra.get("copy", 1) == 1]
             key = digest(
-                self.code, layout.data, orjson.dumps(records).decode(),
+                self.code,
+                layout.data,
+                orjson.dumps(records).decode(),
                 files=[*layout.files, icons_file, *_asset_files(project, layout, records)],
             )
             plans.append(KindPlan(kind, project.game(kind), layout, renderer, faces, face_names(faces), key, origins))
@@ -182,10 +191,7 @@ class Session:
         return not self.options.force and bool(targets) and all(self.manifest.fresh(t, key) for t in targets)
 
     def write(self, target: Path, data: bytes, key: str) -> None:
-        def write(handle: IO[bytes]) -> None:
-            handle.write(data)
-
-        atomic_write(target, write)
+        atomic_write(target, lambda handle: handle.write(data))
         self.manifest.record(target, key)
         self.written.append(target)
 
@@ -246,8 +252,9 @@ class Drawn:
         return any(p.severity == "error" for p in self.problems)
 
 
-def draw_pages(plan: KindPlan, bleed: float, order: Order, title: str, tick: Callable[[int], None],
-               tolerant: bool = False) -> Drawn:
+def draw_pages(
+    plan: KindPlan, bleed: float, order: Order, title: str, tick: Callable[[int], None], tolerant: bool = False
+) -> Drawn:
     """Every face of `plan` on its own page of trim + 2 * bleed, TrimBox and BleedBox set on every page."""
     from reportlab.pdfgen.canvas import Canvas
 
@@ -259,8 +266,14 @@ def draw_pages(plan: KindPlan, bleed: float, order: Order, title: str, tick: Cal
     renderer.bleed = bleed  # the background and bleed rects reach exactly to the page edge
     width, height = renderer.width + 2 * bleed, renderer.height + 2 * bleed
     buffer = io.BytesIO()
-    canvas = Canvas(buffer, pagesize=(width, height), invariant=1, initialFontName=SANS.regular,
-                    initialFontSize=9, pageCompression=1)
+    canvas = Canvas(
+        buffer,
+        pagesize=(width, height),
+        invariant=1,
+        initialFontName=SANS.regular,
+        initialFontSize=9,
+        pageCompression=1,
+    )
     canvas.setTitle(title)
     canvas.setCreator("pnp")
     canvas.setAuthor("pnp")
@@ -279,8 +292,14 @@ def draw_pages(plan: KindPlan, bleed: float, order: Order, title: str, tick: Cal
                     raise
                 issues = [RenderIssue("layout-error", str(face.record.get("id")), side, f"could not draw: {err}")]
             for issue in issues:
-                problems.append(_locate(face.origin, issue.code, "error",
-                                        f"record {issue.record_id!r}, layout {plan.layout.name!r}: {issue.message}"))
+                problems.append(
+                    _locate(
+                        face.origin,
+                        issue.code,
+                        "error",
+                        f"record {issue.record_id!r}, layout {plan.layout.name!r}: {issue.message}",
+                    )
+                )
             canvas.showPage()
             pages.append((index, side))
         tick(len(sides))
@@ -375,13 +394,24 @@ def safe_zone_problems(plan: KindPlan) -> list[Problem]:
                 if distance >= safe - EPSILON:
                     continue
                 seen.add(marker)
-                where = (f"runs {-distance / MM:.1f} mm past the {edge} edge" if distance < 0
-                         else f"comes within {distance / MM:.1f} mm of the {edge} edge")
-                problems.append(_locate(face.origin, SAFE_CODE, "warning", (
-                    f"record {record.get('id')!r}: {side} element {element.name!r} ({element.kind}) {where}, "
-                    f"outside the {safe / MM:g} mm safe zone of layout {plan.layout.name!r}; move it inwards "
-                    "(a background: a rect with \"bleed\": true)"
-                )))
+                if distance < -EPSILON:
+                    where = f"runs {-distance / MM:.1f} mm past the {edge} edge"
+                elif distance <= EPSILON:
+                    where = f"touches the {edge} edge"
+                else:
+                    where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
+                problems.append(
+                    _locate(
+                        face.origin,
+                        SAFE_CODE,
+                        "warning",
+                        (
+                            f"record {record.get('id')!r}: {side} element {element.name!r} ({element.kind}) {where}, "
+                            f"outside the {safe / MM:g} mm safe zone of layout {plan.layout.name!r}; move it inwards "
+                            '(a background: a rect with "bleed": true)'
+                        ),
+                    )
+                )
     return problems
 
 
@@ -549,8 +579,9 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
         if not plan.faces:
             session.remove_stale([], existing)
             continue
-        planned = [folder / f"{plan.kind}-{n}{suffix}"
-                   for n in range(1, len(ranges) + 1) for suffix in (".png", ".json")]
+        planned = [
+            folder / f"{plan.kind}-{n}{suffix}" for n in range(1, len(ranges) + 1) for suffix in (".png", ".json")
+        ]
         if session.fresh(planned, key):
             backs = _tts_backs(planned)
             if backs and session.fresh(backs, key):
@@ -584,8 +615,9 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
                 back_file = single_back
                 if back_file not in outputs:
                     back = backs_[0] if uniform_back else plain
-                    outputs[back_file] = png_bytes(back.resize((grid.cell_width, grid.cell_height),
-                                                               PILImage.Resampling.LANCZOS))
+                    outputs[back_file] = png_bytes(
+                        back.resize((grid.cell_width, grid.cell_height), PILImage.Resampling.LANCZOS)
+                    )
             info = {
                 "width": grid.columns,
                 "height": grid.rows,
@@ -687,32 +719,54 @@ def render_gallery(project: Project, plans: list[KindPlan], problems: list[Probl
             base = f"img/{plan.game.folder}/{plan.kind}/{name}"
             own = _problems_of(face, by_file)
             title = str(record.get("name") or record.get("id") or name)
-            cards.append({
-                "id": str(record.get("id", "")),
-                "name": title,
-                "search": _search_text(f"{title} {record.get('id', '')}"),
-                "front": f"{base}-front.png",
-                "back": f"{base}-back.png" if plan.renderer.has_back else None,
-                "width": width,
-                "height": height,
-                "extra": ", ".join(f"{k} {v}" for k, v in face.extra.items() if k != "copy"),
-                "fields": [(key, _field_text(value)) for key, value in record.items()],
-                "problems": [{
-                    "severity": p.severity, "code": p.code, "message": p.message,
-                    "where": f"{p.file}:{p.line}:{p.column}" + (f" (at {p.pointer})" if p.pointer else ""),
-                } for p in own],
-                "errors": sum(1 for p in own if p.severity == "error"),
-            })
+            cards.append(
+                {
+                    "id": str(record.get("id", "")),
+                    "name": title,
+                    "search": _search_text(f"{title} {record.get('id', '')}"),
+                    "front": f"{base}-front.png",
+                    "back": f"{base}-back.png" if plan.renderer.has_back else None,
+                    "width": width,
+                    "height": height,
+                    "extra": ", ".join(f"{k} {v}" for k, v in face.extra.items() if k != "copy"),
+                    "fields": [(key, _field_text(value)) for key, value in record.items()],
+                    "problems": [
+                        {
+                            "severity": p.severity,
+                            "code": p.code,
+                            "message": RECORD_PREFIX.sub("", p.message),
+                            "where": f"{p.file}:{p.line}:{p.column}" + (f" (at {p.pointer})" if p.pointer else ""),
+                        }
+                        for p in own
+                    ],
+                    "errors": sum(1 for p in own if p.severity == "error"),
+                }
+            )
         total += len(cards)
         game["kinds"].append({"kind": plan.kind, "layout": plan.layout.name, "cards": cards})
-    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True),
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = Environment(
+        loader=FileSystemLoader(str(TEMPLATES)),
+        autoescape=select_autoescape(default=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     record_files = _record_files(plans)
     unplaced = [p for p in problems if p.file not in record_files]
     return env.get_template(GALLERY_TEMPLATE).render(
-        title=project.name, games=list(games.values()), total=total, dpi=options.dpi,
-        unplaced=[{"severity": p.severity, "code": p.code, "message": p.message,
-                   "where": f"{p.file}:{p.line}:{p.column}" if p.file else ""} for p in unplaced],
+        title=project.name,
+        games=list(games.values()),
+        total=total,
+        dpi=options.dpi,
+        unplaced=[
+            {
+                "severity": p.severity,
+                "code": p.code,
+                "message": p.message,
+                "where": f"{p.file}:{p.line}:{p.column}" if p.file else "",
+            }
+            for p in unplaced
+        ],
     )
 
 
@@ -726,8 +780,9 @@ def _problems_of(face: Face, by_file: dict[str, list[Problem]]) -> list[Problem]
         return []
     record_file, index = face.origin
     pointer = record_file.pointer(index)
-    own = [p for p in by_file.get(record_file.display, [])
-           if p.pointer == pointer or p.pointer.startswith(pointer + "/")]
+    own = [
+        p for p in by_file.get(record_file.display, []) if p.pointer == pointer or p.pointer.startswith(pointer + "/")
+    ]
     seen: set[tuple[str, str]] = set()
     unique = []
     for problem in own:

@@ -67,6 +67,8 @@ GAME_NAMES = {
 #: whose lower-left corner is (x, y) in the canvas' current coordinates. Return False to get
 #: the plain fallback drawing (a circle with the token's name and values).
 draw_token: Callable[[Canvas, dict[str, Any], float, float, float], bool] | None = None
+# Files the hook draws from (layouts, fonts): part of every aid's input digest.
+draw_token_inputs: list[Path] = []
 
 MARGIN_X = 15 * mm
 MARGIN_TOP = 20 * mm
@@ -2366,7 +2368,9 @@ def build_sheets(
     icons, icon_files = _load_icons(loaded)
     results: list[SheetResult] = []
     for output in plan_outputs(loaded, out_dir):
-        key = digest("sheets", paper, output.path.name, output.records, files=[*_sources(), *icon_files])
+        key = digest(
+            "sheets", paper, output.path.name, output.records, files=[*_sources(), *icon_files, *draw_token_inputs]
+        )
         if not force and manifest.fresh(output.path, key):
             results.append(SheetResult(output.path, False, ()))
             continue
