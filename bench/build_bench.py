@@ -17,7 +17,9 @@ on the same 3 x 3 sheets with the same crop marks and back pages. It then times 
   its own sources into every input digest, so if pnp/ is edited while the benchmark runs, that
   build rightly rebuilds everything: such a run is reported on stderr, not timed, and repeated.
 
-Peak RSS is the child's own ru_maxrss (os.wait4), the largest over the fresh `pnp build` runs.
+Peak RSS is the child's own ru_maxrss (os.wait4), the largest over the fresh `pnp build` runs;
+the table also gives each process's CPU time (user + system, best run) and its ratio, which
+other load on the machine disturbs less than the wall clock.
 The outputs are verified, or the benchmark exits with status 1: every pnp run exits 0 and
 reports no problem, a fresh build writes its files and the no-change rebuild prints
 "0 written"; the pnp PDFs (kind and combined) and the raw PDF have the same number of pages
@@ -235,6 +237,7 @@ def tool(name: str) -> str:
 @dataclass
 class Timed:
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # user + system time of the process
     peak_rss_kb: int = 0
     stdout: str = ""
     stderr: str = ""
@@ -242,6 +245,10 @@ class Timed:
     @property
     def best(self) -> float:
         return min(self.times, default=math.nan)
+
+    @property
+    def best_cpu(self) -> float:
+        return min(self.cpu, default=math.nan)
 
     @property
     def runs(self) -> int:
@@ -267,6 +274,7 @@ def run(cmd: list[str], cwd: Path, timed: Timed | None = None) -> Timed:
     if proc.returncode != 0:
         sys.exit(f"build_bench: {' '.join(cmd[:3])} ... exited {proc.returncode}:\n{stdout[-2000:]}{stderr[-2000:]}")
     timed.times.append(elapsed)
+    timed.cpu.append(usage.ru_utime + usage.ru_stime)
     timed.peak_rss_kb = max(timed.peak_rss_kb, usage.ru_maxrss)  # KiB on Linux
     timed.stdout, timed.stderr = stdout, stderr
     return timed
@@ -288,26 +296,32 @@ def written_count(stderr: str) -> int:
     return int(match.group(1))
 
 
-def run_no_change(cmd: list[str], cwd: Path, timed: Timed, code: str, attempts: int = 4) -> str | None:
+def run_no_change(cmd: list[str], cwd: Path, timed: Timed, sources: tuple[str, str], attempts: int = 5) -> str | None:
     """Time `pnp build` with nothing changed; it must write nothing. None when it did, else why not.
 
     pnp folds its own source files into every input digest, so an edit of pnp/ by someone else
     while the benchmark runs makes the next build rebuild everything, rightly. Such a run is not
     a no-change run: it is not timed, and the build is run again (now with nothing changed).
+    `sources` is pnp's sources digest just before and just after the last build that wrote files;
+    a rebuild is a failure only when the sources stayed the same from before that build until
+    after this one.
     """
+    ref, ref_after = sources
     for _ in range(attempts):
+        before = pnp_sources()
         attempt = run(cmd, cwd)
+        after = pnp_sources()
         if written_count(attempt.stderr) == 0:
             timed.times.extend(attempt.times)
+            timed.cpu.extend(attempt.cpu)
             timed.peak_rss_kb = max(timed.peak_rss_kb, attempt.peak_rss_kb)
             timed.stdout, timed.stderr = attempt.stdout, attempt.stderr
             return None
-        now = pnp_sources()
-        if now == code:
+        if ref == ref_after == before == after:
             return f"the no-change rebuild wrote files: {attempt.stderr.strip()[-300:]}"
         print(f"  no_change: pnp/ was edited during the benchmark, so it rebuilt in {attempt.best:.2f} s "
               "(not timed); again", file=sys.stderr, flush=True)
-        code = now
+        ref, ref_after = before, after
     return f"pnp/ kept changing during the benchmark: no no-change rebuild in {attempts} attempts; rerun it"
 
 
@@ -362,19 +376,20 @@ def bench_size(cards: int, workdir: Path, repeat: int) -> SizeResult:
     if written_count(warm.stderr) < 2:
         failures.append(f"{cards}: the first pnp build wrote nothing")
     timings = {name: Timed() for name in commands}
-    code = pnp_sources()
+    sources = (pnp_sources(), pnp_sources())
     for _ in range(repeat):  # interleaved, so a noisy moment hurts every command alike
         for name, cmd in commands.items():
             if timings[name].runs and timings[name].best > SLOW_RUN_S:
                 continue
-            if name == "pnp":
-                code = pnp_sources()  # as the fresh build sees it
             if name == "no_change":
-                failure = run_no_change(cmd, root, timings[name], code)
+                failure = run_no_change(cmd, root, timings[name], sources)
                 if failure:
                     failures.append(f"{cards}: {failure}")
             else:
+                before = pnp_sources()
                 run(cmd, root, timings[name])
+                if name == "pnp":
+                    sources = (before, pnp_sources())
             print(f"  {name}: {timings[name].best:.3f} s (best of {timings[name].runs})", file=sys.stderr, flush=True)
             if name == "pnp" and written_count(timings[name].stderr) < 2:
                 failures.append(f"{cards}: pnp build --force did not write the kind's PDF and the combined PDF")
@@ -426,9 +441,10 @@ def accelerated() -> str:
 def print_table(results: list[SizeResult], repeat: int, sources: str) -> None:
     import reportlab
 
+    edited = "" if sources == pnp_sources() else ", edited during the run"
     version = re.search(r'__version__ = "([^"]+)"', (REPO / "pnp" / "__init__.py").read_text(encoding="utf-8"))
     print(
-        f"pnp build benchmark: pnp {version.group(1) if version else '?'} (sources sha256 {sources[:12]}{'' if sources == pnp_sources() else ', edited during the run'}), "
+        f"pnp build benchmark: pnp {version.group(1) if version else '?'} (sources sha256 {sources[:12]}{edited}), "
         f"{platform.python_implementation()} {platform.python_version()}, reportlab "
         f"{reportlab.Version} {accelerated()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
         f"load average {LOAD_AT_START}; wall clock of whole processes, best of {repeat} "
@@ -437,14 +453,15 @@ def print_table(results: list[SizeResult], repeat: int, sources: str) -> None:
     print()
     print(
         "| cards | pnp s | raw s | R = pnp/raw | peak RSS MB | no-change s | pages | pnp PDF MB | combined PDF MB "
-        "| raw PDF MB | raw peak RSS MB |"
+        "| raw PDF MB | raw peak RSS MB | pnp CPU s | raw CPU s | R (CPU) |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
             f"| {r.project.cards:,} | {seconds(r.pnp)} | {seconds(r.raw)} | {r.ratio:.2f} | {r.pnp.peak_mb:.0f} "
             f"| {seconds(r.no_change)} | {r.pages:,} | {r.pnp_pdf_bytes / 1e6:.1f} | {r.combined_pdf_bytes / 1e6:.1f} "
-            f"| {r.raw_pdf_bytes / 1e6:.1f} | {r.raw.peak_mb:.0f} |"
+            f"| {r.raw_pdf_bytes / 1e6:.1f} | {r.raw.peak_mb:.0f} | {r.pnp.best_cpu:.2f} | {r.raw.best_cpu:.2f} "
+            f"| {r.pnp.best_cpu / r.raw.best_cpu:.2f} |"
         )
     print()
 
@@ -459,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes or any(s < 1 for s in sizes) or args.repeat < 1:
         parser.error("sizes must be at least 1 card, repeat at least 1")
 
-    sources = pnp_sources()
+    sources_at_start = pnp_sources()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         results = [bench_size(n, args.keep.resolve(), args.repeat) for n in sizes]
@@ -467,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="pnp-build-bench-") as tmp:
             results = [bench_size(n, Path(tmp), args.repeat) for n in sizes]
 
-    print_table(results, args.repeat, sources)
+    print_table(results, args.repeat, sources_at_start)
     status = 0
     for r in results:
         for failure in r.failures:

@@ -163,18 +163,25 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             skipped.append(target)
             progress(count)
             continue
-        buffer = io.BytesIO()
+        located: list[Problem] = []
+
+        def draw(handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located) -> None:
+            found = render_kind(loaded, layout, kind, spec, handle, f"{project.game(kind).title}: {kind}")
+            located.extend(_locate(project, record_file, finding) for record_file, finding in found)
+            if any(p.severity == "error" for p in located):
+                raise _Discard  # the temporary file goes; the previous output stays as it was
+
         try:
-            found = render_kind(loaded, layout, kind, spec, buffer, f"{project.game(kind).title}: {kind}")
+            atomic_write(target, draw)  # straight to the temporary file: no second copy in memory
         except ImpositionError as err:
             problems.append(Problem(str(layout.chain[-1].source.display), 1, 1, "", "layout-error", "error", str(err)))
             continue
-        progress(count)
-        located = [_locate(project, record_file, finding) for record_file, finding in found]
+        except _Discard:
+            problems.extend(located)
+            progress(count)
+            continue
         problems.extend(located)
-        if any(p.severity == "error" for p in located):
-            continue  # the previous file stays as it was
-        write_bytes(target, buffer.getvalue())
+        progress(count)
         manifest.record(target, key)
         written.append(target)
     for folder, parts in sorted(per_game.items()):
@@ -259,8 +266,15 @@ def _locate(project: Project, record_file: Any, finding: Finding) -> Problem:
     return record_file.locate(finding)  # type: ignore[no-any-return]
 
 
+class _Discard(Exception):
+    """Raised inside an atomic write to throw the new file away."""
+
+
 def _combine(target: Path, parts: list[Path]) -> None:
     """One file with every kind of a game, deterministic (fixed document id)."""
+    if len(parts) == 1:  # nothing to merge: the same document
+        write_bytes(target, parts[0].read_bytes())
+        return
     from pypdf import PdfWriter
     from pypdf.generic import ArrayObject, ByteStringObject
 

@@ -93,6 +93,7 @@ def load_project_records(project: Project, extra: Iterable[Path] = ()) -> Loaded
             kinds_by_file[id(record_file)] = kinds
             index.add_file(record_file, kinds)
     finally:
+        gc.freeze()  # the loaded records live to the end: later collections need not walk them
         if was_enabled:
             gc.enable()
     return LoadedProject(project, schemas, files, index, kinds_by_file, findings)
@@ -113,6 +114,10 @@ def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[
             target = records if record_file.is_array else records[0]
             validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
             if validator.is_valid(target):
+                yield kind
+                return
+            if record_file.is_array:  # one pass over the array; instance paths start at the index
+                out.extend((record_file, f) for f in schemas.validate_array(kind, records))
                 yield kind
                 return
     seen: set[str] = set()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import cast
 
 import click
 
@@ -124,7 +125,7 @@ def build(
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.build import BuildOptions, run_build
     from pnp.check import CheckResult
-    from pnp.impose import ImpositionError, parse_paper
+    from pnp.impose import Duplex, ImpositionError, parse_paper
     from pnp.report import REPORTER_BY_NAME
 
     project = _project(project_dir)
@@ -135,8 +136,8 @@ def build(
         raise ConfigError(str(err)) from None
     options = BuildOptions(
         paper=paper_name,
-        duplex=duplex or project.duplex,
-        kinds=kinds,  # type: ignore[arg-type]
+        duplex=cast(Duplex, duplex or project.duplex),
+        kinds=kinds,
         force=force,
         progress=True,
     )

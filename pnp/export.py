@@ -60,6 +60,7 @@ TTS_PER_SHEET = TTS_MAX_COLUMNS * TTS_MAX_ROWS - 1  # the last slot holds the hi
 SAFE_CODE = "outside-safe-zone"
 PLAIN_HIDDEN = "#808080"
 EPSILON = 0.01  # points
+REF_FILTER = re.compile(r"\|\s*ref\b")
 RECORD_PREFIX = re.compile(r"^record '[^']*'(: |, )")  # redundant on the gallery's card
 Order = Literal["back-front", "front-back"]
 Side = Literal["front", "back"]
@@ -119,6 +120,7 @@ class KindPlan:
     names: list[str]
     key: str  # digest of the kind's inputs (records, layout, icons, assets, pnp itself)
     origins: dict[str, Any] = field(default_factory=dict)  # record id -> (record_file, index)
+    blocked: bool = False  # copies or expand could not be counted: the kind is not written (like pnp build)
 
     @property
     def sides(self) -> tuple[Side, ...]:
@@ -164,7 +166,7 @@ class Session:
             layout = layouts.by_kind[kind]
             entries = list(loaded.records(kind))
             records = [record for _, _, record in entries]
-            renderer = Renderer(layout, project.root, icons)
+            renderer = Renderer(layout, project.root, icons, self.lookup)
             faces, issues = expand_faces(renderer, [((f, i), r) for f, i, r in entries])
             origins = {str(r.get("id")): (f, i) for f, i, r in entries}
             for issue in issues:
@@ -182,10 +184,33 @@ class Session:
                 self.code,
                 layout.data,
                 orjson.dumps(records).decode(),
+                orjson.dumps(self.referenced(layout, records)).decode(),
                 files=[*layout.files, icons_file, *_asset_files(project, layout, records)],
             )
-            plans.append(KindPlan(kind, project.game(kind), layout, renderer, faces, face_names(faces), key, origins))
+            names = face_names(faces)
+            plans.append(KindPlan(kind, project.game(kind), layout, renderer, faces, names, key, origins, bool(issues)))
         return plans
+
+    def lookup(self, record_id: str) -> dict[str, Any] | None:
+        """The record with this id, for the layouts' `ref` filter (a referenced record's name)."""
+        entry = self.loaded.index.first.get(record_id)
+        return entry[1].records[entry[2]] if entry else None
+
+    def referenced(self, layout: Layout, records: list[dict[str, Any]]) -> list[Any]:
+        """Records that `records` reference, when the layout shows them (`| ref`): their changes redraw the kind."""
+        if not REF_FILTER.search(json.dumps(layout.data)):
+            return []
+        ids: set[str] = set()
+        stack: list[Any] = [{k: v for k, v in r.items() if k != "id"} for r in records]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+            elif isinstance(value, str) and value in self.loaded.index.first:
+                ids.add(value)
+        return [self.lookup(i) for i in sorted(ids)]
 
     def fresh(self, targets: list[Path], key: str) -> bool:
         return not self.options.force and bool(targets) and all(self.manifest.fresh(t, key) for t in targets)
@@ -235,6 +260,10 @@ def _locate(origin: Any, code: str, severity: Literal["error", "warning"], messa
         return Problem("", 0, 0, "", code, severity, message)
     record_file, index = origin
     return record_file.locate(Finding(code, message, record_file.pointer(index), severity=severity))  # type: ignore[no-any-return]
+
+
+def no_tick(count: int) -> None:
+    """The progress callback when another step counts the work."""
 
 
 # --- drawing: the print-shop PDF, the one path every export goes through ---------------------
@@ -309,7 +338,9 @@ def draw_pages(
     return Drawn(buffer.getvalue(), pages, problems, bleed)
 
 
-def rasterise(plan: KindPlan, drawn: Drawn, dpi: float, with_bleed: bool) -> Iterator[Image]:
+def rasterise(
+    plan: KindPlan, drawn: Drawn, dpi: float, with_bleed: bool, tick: Callable[[int], None] | None = None
+) -> Iterator[Image]:
     """RGB images of the pages of `drawn`, cropped to the trim unless `with_bleed`.
 
     Sizes are the page (or trim) size at `dpi`, rounded to whole pixels: a 2.5 x 3.5 in card at
@@ -340,6 +371,8 @@ def rasterise(plan: KindPlan, drawn: Drawn, dpi: float, with_bleed: bool) -> Ite
             image = bitmap.to_pil().convert("RGB").copy()
             bitmap.close()
             page.close()
+            if tick is not None:
+                tick(1)
             yield image
     finally:
         document.close()
@@ -444,6 +477,9 @@ def run_printshop(project: Project, options: ExportOptions) -> ExportResult:
         session.problems.extend(safe_zone_problems(plan))
     tick = session.progress(plans)
     for plan, bleed in zip(plans, bleeds, strict=True):
+        if plan.blocked:
+            tick(len(plan.faces) * len(plan.sides))
+            continue
         target = project.output / plan.game.folder / "printshop" / f"{plan.kind}.pdf"
         key = digest(plan.key, "printshop", round(bleed, 6), options.order)
         if session.fresh([target], key):
@@ -486,6 +522,9 @@ def run_png(project: Project, options: ExportOptions) -> ExportResult:
     plans = session.plans()
     tick = session.progress(plans)
     for plan in plans:
+        if plan.blocked:
+            tick(len(plan.faces) * len(plan.sides))
+            continue
         folder = project.output / plan.game.folder / "png" / plan.kind
         targets = {(i, side): folder / f"{name}-{side}.png" for i, name in enumerate(plan.names) for side in plan.sides}
         key = digest(plan.key, "png", options.dpi, options.with_bleed)
@@ -493,11 +532,13 @@ def run_png(project: Project, options: ExportOptions) -> ExportResult:
             session.skipped.extend(targets.values())
             tick(len(plan.faces) * len(plan.sides))
             continue
-        drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, tick)
+        drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, no_tick)  # ticks as it rasterises
         session.problems.extend(drawn.problems)
         if drawn.failed:
+            tick(len(drawn.pages))
             continue
-        for page, image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, options.with_bleed), strict=True):
+        images = rasterise(plan, drawn, options.dpi, options.with_bleed, tick)
+        for page, image in zip(drawn.pages, images, strict=True):
             session.write(targets[page], png_bytes(image, options.dpi), key)
         session.remove_stale(targets.values(), folder.glob("*.png"))
     return session.result()
@@ -572,6 +613,9 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
     plans = session.plans()
     tick = session.progress(plans)
     for plan in plans:
+        if plan.blocked:
+            tick(len(plan.faces) * len(plan.sides))
+            continue
         folder = project.output / plan.game.folder / "tts"
         ranges = split_sheets(len(plan.faces))
         key = digest(plan.key, "tts", options.dpi)
@@ -588,13 +632,14 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
                 session.skipped.extend([*planned, *backs])
                 tick(len(plan.faces) * len(plan.sides))
                 continue
-        drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, tick)
+        drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, no_tick)  # ticks as it rasterises
         session.problems.extend(drawn.problems)
         if drawn.failed:
+            tick(len(drawn.pages))
             continue
         fronts: list[Image] = [PILImage.new("RGB", (1, 1))] * len(plan.faces)
         backs_: list[Image] = []
-        for (index, side), image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, False), strict=True):
+        for (index, side), image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, False, tick), strict=True):
             if side == "front":
                 fronts[index] = image
             else:
@@ -677,12 +722,13 @@ def run_gallery(project: Project, options: ExportOptions) -> ExportResult:
         targets = {(i, side): folder / f"{name}-{side}.png" for i, name in enumerate(plan.names) for side in plan.sides}
         key = digest(plan.key, "gallery", options.dpi)
         # always drawn (cheap), so the page lists text that does not fit; rasterised only when changed
-        drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, tick, tolerant=options.with_errors)
+        drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, no_tick, tolerant=options.with_errors)
         session.problems.extend(drawn.problems)
         if session.fresh(list(targets.values()), key):
             fresh.extend(targets.values())
+            tick(len(drawn.pages))
             continue
-        for page, image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, False), strict=True):
+        for page, image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, False, tick), strict=True):
             images[targets[page]] = (png_bytes(image, options.dpi), key)
     if session.failed and not options.with_errors:
         return session.result()  # text that does not fit, a missing image: nothing is written
@@ -789,7 +835,7 @@ def _problems_of(face: Face, by_file: dict[str, list[Problem]]) -> list[Problem]
         if (problem.code, problem.message) not in seen:
             seen.add((problem.code, problem.message))
             unique.append(problem)
-    return unique
+    return sorted(unique, key=lambda p: p.severity != "error")  # errors first, otherwise in file order
 
 
 def _search_text(text: str) -> str:

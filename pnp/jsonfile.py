@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from json.decoder import (
-    JSONDecodeError,
-    scanstring,  # type: ignore[attr-defined]
-)
+from json.decoder import JSONDecodeError
 from typing import Any
 
 import orjson
 
 from pnp.problems import Finding
+
+scanstring: Any = getattr(json.decoder, "scanstring")  # noqa: B009 - in CPython, missing from the stubs
 
 BOM = b"\xef\xbb\xbf"
 
@@ -213,16 +212,36 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def locate(text: str, pointer: str, at_key: bool = False) -> int:
+def item_offsets(text: str) -> list[int]:
+    """Where each item of a top-level array starts (one pass of the C decoder)."""
+    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
+    if text[pos : pos + 1] != "[":
+        return []
+    offsets: list[int] = []
+    pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+    while pos < len(text) and text[pos] != "]":
+        offsets.append(pos)
+        _, end = _DECODER.raw_decode(text, pos)
+        pos = _WS.match(text, end).end()  # type: ignore[union-attr]
+        if text[pos : pos + 1] != ",":
+            break
+        pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+    return offsets
+
+
+def locate(text: str, pointer: str, at_key: bool = False, items: list[int] | None = None) -> int:
     """Character offset of the value (or its key) at `pointer`; the deepest reachable on a miss.
 
-    Values between here and the target are skipped by the C decoder, so a lookup costs about
-    one parse of the part of the file before the target.
+    Values between here and the target are skipped by the C decoder. `items` (from
+    `item_offsets`) lets a file with many problems skip straight to each record.
     """
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
     if not pointer:
         return pos
     parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
+    if items is not None and parts[0].isdigit() and int(parts[0]) < len(items) and (len(parts) > 1 or not at_key):
+        pos = items[int(parts[0])]
+        parts = parts[1:]
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
         opener = text[pos : pos + 1]

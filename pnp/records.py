@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pnp.jsonfile import Parsed, json_type, line_col, locate, parse_bytes
+from pnp.jsonfile import Parsed, item_offsets, json_type, line_col, locate, parse_bytes
 from pnp.problems import Finding, Problem, severity_of
 
 
@@ -22,6 +22,7 @@ class RecordFile:
     is_array: bool
     findings: list[Finding] = field(default_factory=list)
     _text: str | None = None
+    _items: list[int] | None = None
 
     def pointer(self, index: int) -> str:
         return f"/{index}" if self.is_array else ""
@@ -40,7 +41,9 @@ class RecordFile:
             offset = finding.offset
         else:
             try:
-                offset = locate(text, finding.pointer, finding.at_key)
+                if self.is_array and self._items is None:
+                    self._items = item_offsets(text)
+                offset = locate(text, finding.pointer, finding.at_key, self._items)
             except ValueError:  # the file did not parse: point at its start
                 offset = 0
         line, column = line_col(text, offset)

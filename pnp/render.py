@@ -58,6 +58,8 @@ class Element:
     h: float
     templates: dict[str, Template] = field(default_factory=dict)
     when: Any = None
+    plain: dict[str, str] = field(default_factory=dict)  # key -> field, for templates that are just {{ field }}
+    parts: tuple[Element, Element] | None = None  # a stat's label and value, prepared once
 
 
 @lru_cache(maxsize=65536)
@@ -70,6 +72,8 @@ def _color(value: str) -> Color:
     return HexColor(value)
 
 
+PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
+MARKUP_CHARS = frozenset("*_{\n")
 MARKUP = re.compile(r"(\*[^*]+\*|_[^_]+_|\{[a-z0-9-]+\})")
 
 
@@ -133,14 +137,13 @@ def _words(runs: list[Run], family: Family) -> list[list[Word]]:
 
 def wrap(paragraphs: list[list[Word]], width: float, size: float, wrap_lines: bool) -> list[list[Word]] | None:
     """Greedy line breaking at `size`; None when a single word is wider than the box."""
-    space = _unit_width(" ", SANS.regular) * size
     lines: list[list[Word]] = []
     for words in paragraphs:
         line: list[Word] = []
         used = 0.0
         for word in words:
             w = word.width1 * size
-            extra = w + (space if (line and word.space_before) else 0.0)
+            extra = w + (_unit_width(" ", word.font) * size if (line and word.space_before) else 0.0)
             if line and wrap_lines and used + extra > width + 0.01:
                 lines.append(line)
                 line, used = [word], w
@@ -150,13 +153,17 @@ def wrap(paragraphs: list[list[Word]], width: float, size: float, wrap_lines: bo
             if w > width + 0.01:
                 return None
         lines.append(line)
-    if not wrap_lines and any(_line_width(line, size, space) > width + 0.01 for line in lines):
+    if not wrap_lines and any(_line_width(line, size) > width + 0.01 for line in lines):
         return None
     return lines
 
 
-def _line_width(line: list[Word], size: float, space: float) -> float:
-    return sum(w.width1 * size + (space if (i and w.space_before) else 0.0) for i, w in enumerate(line))
+def _line_width(line: list[Word], size: float) -> float:
+    """Width of a line: each space in the font of the word after it, as it is drawn."""
+    return sum(
+        w.width1 * size + (_unit_width(" ", w.font) * size if (i and w.space_before) else 0.0)
+        for i, w in enumerate(line)
+    )
 
 
 class Renderer:
@@ -191,6 +198,7 @@ class Renderer:
         self.faces = {face: self._prepare(face) for face in ("front", "back")}
         self.has_back = isinstance(layout.data.get("back"), dict)
         self._family_cache: dict[str, Family] = {}
+        self.images: dict[str, ImagePath] = {}
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
         data = self.layout.data.get(face) or {}
@@ -212,7 +220,13 @@ class Renderer:
             for key in ("text", "value", "src", "label", "fill", "stroke", "color"):
                 value = spec.get(key)
                 if isinstance(value, str) and ("{{" in value or "{%" in value):
-                    element.templates[key] = self.env.from_string(value)
+                    simple = PLAIN_FIELD.fullmatch(value.strip())
+                    if simple is not None and key in ("text", "value", "src", "label"):
+                        element.plain[key] = simple.group(1)
+                    else:
+                        element.templates[key] = self.env.from_string(value)
+            if spec["type"] == "stat":
+                element.parts = _stat_parts(element)
             if isinstance(spec.get("when"), str):
                 element.when = self.env.compile_expression(spec["when"])
             elements.append(element)
@@ -221,6 +235,10 @@ class Renderer:
     # --- values ---------------------------------------------------------------------
 
     def _text(self, element: Element, key: str, context: Context) -> str:
+        plain = element.plain.get(key)
+        if plain is not None:
+            value = context.get(plain)
+            return "" if value is None or isinstance(value, (dict, list)) and not value else str(value).strip()
         template = element.templates.get(key)
         if template is not None:
             return template.render(context).strip()
@@ -365,6 +383,7 @@ class Renderer:
         issues: list[RenderIssue],
         record: dict[str, Any],
         size: float | None = None,
+        min_size: float | None = None,
     ) -> None:
         """Wrap, shrink to fit, align and draw `text` inside `frame` (rotated when asked)."""
         spec = element.spec
@@ -373,10 +392,14 @@ class Renderer:
         if rotate in (90, 270):
             w, h = h, w
         family = self.family(spec.get("font"))
-        runs = parse_markup(text, self.icons, bool(spec.get("bold")), bool(spec.get("italic")))
-        paragraphs = _words(runs, family)
+        if MARKUP_CHARS.isdisjoint(text):
+            font = family.pick(bool(spec.get("bold")), bool(spec.get("italic")))
+            paragraphs = [[Word(piece, font, _unit_width(piece, font), True) for piece in text.split(" ") if piece]]
+        else:
+            runs = parse_markup(text, self.icons, bool(spec.get("bold")), bool(spec.get("italic")))
+            paragraphs = _words(runs, family)
         size = float(size or spec.get("size", 9))
-        min_size = float(spec.get("min_size", size))
+        min_size = float(min_size if min_size is not None else spec.get("min_size", size))
         leading = float(spec.get("leading", 1.18))
         wrap_lines = bool(spec.get("wrap", True))
         lines = None
@@ -399,6 +422,9 @@ class Renderer:
                 break
             size -= 0.5
         color = self._paint(spec.get("color", "#111111"), context, element.templates.get("color")) or _color("#111111")
+        if not rotate:
+            self._draw_lines(canvas, lines, x, y, w, h, size, leading, spec, color)
+            return
         canvas.saveState()
         if rotate:
             canvas.translate(*frame[:2])
@@ -437,11 +463,10 @@ class Renderer:
             top = y + block
         else:
             top = y + h
-        space = _unit_width(" ", SANS.regular) * size
         baseline = top - size * 0.93
         canvas.setFillColor(color)
         for line in lines:
-            width = _line_width(line, size, space)
+            width = _line_width(line, size)
             if align == "center":
                 cursor = x + (w - width) / 2
             elif align == "right":
@@ -453,7 +478,7 @@ class Renderer:
             while i < len(line):
                 word = line[i]
                 if i and word.space_before:
-                    cursor += space
+                    cursor += _unit_width(" ", word.font) * size
                 if word.icon is not None:
                     self._draw_icon(canvas, word.icon, cursor, baseline, size)
                     canvas.setFillColor(color)
@@ -491,9 +516,12 @@ class ImagePath(str):
 
     key: str
 
+    real: Path
+
     def __new__(cls, path: Path, root: Path) -> ImagePath:
         made = super().__new__(cls, str(path))
         made.key = path.relative_to(root).as_posix()
+        made.real = path
         return made
 
     def __str__(self) -> str:
@@ -655,28 +683,9 @@ def draw_stat(
     canvas.roundRect(x, y, w, h, min(w, h) * 0.15, stroke=stroke, fill=fill)
     label = r._text(element, "label", context)
     label_h = h * 0.32 if label else 0.0
+    label_element, value_element = element.parts or _stat_parts(element)
     if label:
         label_size = min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8)
-        label_element = Element(
-            element.kind,
-            element.name + " label",
-            {
-                **element.spec,
-                "text": label,
-                "size": label_size,
-                "min_size": min(label_size, 4.0),
-                "wrap": False,
-                "align": "center",
-                "valign": "middle",
-                "rotate": 0,
-                "bold": False,
-            },
-            0,
-            0,
-            0,
-            0,
-            {},
-        )
         inset = min(w, h) * 0.1
         r.set_text(
             canvas,
@@ -686,20 +695,29 @@ def draw_stat(
             context,
             issues,
             record,
+            size=label_size,
+            min_size=min(label_size, 4.0),
         )
     value = r._text(element, "value", context)
     if value:
-        value_spec = Element(
-            element.kind,
-            element.name,
-            {**element.spec, "align": "center", "valign": "middle", "wrap": False, "bold": True},
-            0,
-            0,
-            0,
-            0,
-            element.templates,
-        )
-        r.set_text(canvas, value, value_spec, (x + 1, y + 0.5, w - 2, h - label_h - 1), context, issues, record)
+        r.set_text(canvas, value, value_element, (x + 1, y + 0.5, w - 2, h - label_h - 1), context, issues, record)
+
+
+def _stat_parts(element: Element) -> tuple[Element, Element]:
+    """A stat's label (small, one line) and value (bold, centred), as text elements."""
+    label = Element(
+        element.kind,
+        element.name + " label",
+        {**element.spec, "wrap": False, "align": "center", "valign": "middle", "rotate": 0, "bold": False},
+        0, 0, 0, 0, {},
+    )
+    value = Element(
+        element.kind,
+        element.name,
+        {**element.spec, "align": "center", "valign": "middle", "wrap": False, "bold": True},
+        0, 0, 0, 0, element.templates, None, element.plain,
+    )
+    return label, value
 
 
 def draw_image(
@@ -714,6 +732,10 @@ def draw_image(
     source = r._text(element, "src", context)
     if not source:
         return
+    image = r.images.get(source)
+    if image is not None:
+        _place_image(canvas, element, r._frame(element, box), image)
+        return
     path = (r.root / source).resolve()
     if not path.is_relative_to(r.root):
         issues.append(
@@ -727,10 +749,14 @@ def draw_image(
             RenderIssue("missing-asset", str(record.get("id")), element.name, f"image {source!r} does not exist")
         )
         return
-    x, y, w, h = r._frame(element, box)
-    image = ImagePath(path, r.root)
+    image = r.images[source] = ImagePath(path, r.root)
+    _place_image(canvas, element, r._frame(element, box), image)
+
+
+def _place_image(canvas: Canvas, element: Element, frame: tuple[float, float, float, float], image: ImagePath) -> None:
+    x, y, w, h = frame
     if element.spec.get("fit", "contain") == "cover":
-        iw, ih = _image_size(path)
+        iw, ih = _image_size(str(image.real))
         scale = max(w / iw, h / ih)
         dw, dh = iw * scale, ih * scale
         canvas.saveState()
@@ -744,10 +770,10 @@ def draw_image(
 
 
 @lru_cache(maxsize=256)
-def _image_size(path: Path) -> tuple[int, int]:
+def _image_size(path: str) -> tuple[int, int]:
     from reportlab.lib.utils import ImageReader
 
-    width, height = ImageReader(str(path)).getSize()
+    width, height = ImageReader(path).getSize()
     return int(width), int(height)
 
 

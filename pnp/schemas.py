@@ -127,6 +127,11 @@ class SchemaSet:
         for error in self.validator(kind).iter_errors(record):
             yield from self._translate(error, pointer)
 
+    def validate_array(self, kind: str, records: list[Any]) -> Iterator[Finding]:
+        """Every schema error of an array of records of one kind (pointers start at the index)."""
+        for error in self.array_validator(kind).iter_errors(records):
+            yield from self._translate(error, "")
+
     def _translate(self, error: Any, prefix: str) -> Iterator[Finding]:
         pointer = prefix + "".join("/" + _escape(str(p)) for p in error.instance_path)
         name = error.kind.name

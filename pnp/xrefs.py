@@ -84,7 +84,7 @@ class Index:
         candidates: set[str] = set()
         for ordered, probe, flip in ((forward, wanted, False), (backward, wanted[::-1], True)):
             at = bisect.bisect_left(ordered, probe)
-            for near in ordered[max(0, at - 8) : at + 8]:
+            for near in ordered[max(0, at - 2) : at + 2]:
                 candidates.add(near[::-1] if flip else near)
         return difflib.get_close_matches(wanted, sorted(candidates), n=3, cutoff=0.6)
 
@@ -265,6 +265,10 @@ def check_icons(index: Index, kind: str, sites: tuple[Site, ...], icons: frozens
         for site in text_sites:
             if site.path and site.path[0] not in record:
                 continue
+            if len(site.path) == 1:
+                value = record[site.path[0]]
+                if type(value) is not str or "{" not in value or icons.issuperset(ICON.findall(value)):
+                    continue
             for pointer, value in values_at(record, site.path, record_file.pointer(i)):
                 if not isinstance(value, str) or "{" not in value:
                     continue

@@ -415,6 +415,27 @@ def test_second_export_rewrites_nothing_and_a_change_rewrites_its_kind(project: 
     assert (project / "output" / "test" / "png" / "test.card" / "card-09-front.png").exists()
 
 
+def test_a_referenced_record_redraws_the_cards_that_show_it(project: Path) -> None:
+    layout = project / "layouts" / "test-card.json"
+    spec = json.loads(layout.read_text())
+    spec["front"]["elements"].append(
+        {"name": "spells", "type": "text", "x": 5, "y": 70, "w": 53, "h": 6, "text": "{{ spells | ref | join(', ') }}"}
+    )
+    layout.write_text(json.dumps(spec))
+    records = project / "cards" / "cards.json"
+    data = json.loads(records.read_text())
+    data[0]["spells"] = ["spell-1"]
+    records.write_text(json.dumps(data, indent=2))
+    ok(project, "export", "printshop", "test.card")
+    pdf = project / "output" / "test" / "printshop" / "test.card.pdf"
+    assert "Spell 1" in PdfReader(pdf).pages[1].extract_text()  # the referenced record's name
+    spells = project / "cards" / "spells.json"
+    spells.write_text(spells.read_text().replace('"Spell 1"', '"Spell One"'))
+    done = ok(project, "export", "printshop", "test.card")
+    assert "wrote output/test/printshop/test.card.pdf" in done.stderr
+    assert "Spell One" in PdfReader(pdf).pages[1].extract_text()
+
+
 @pytest.mark.parametrize("args", EXPORTS)
 def test_export_with_errors_writes_nothing(project: Path, args: tuple[str, ...]) -> None:
     records = project / "cards" / "cards.json"
@@ -442,6 +463,17 @@ def test_text_that_does_not_fit_stops_its_kind_only(project: Path) -> None:
     assert (folder / "card-02-front.png").read_bytes() == before
     assert "output/test/png/test.spell" in done.stderr  # the other kind is written
     assert not list(folder.glob(".*.tmp"))
+
+
+def test_copies_that_cannot_be_counted_stop_the_kind(project: Path) -> None:
+    layout = project / "layouts" / "test-card.json"
+    spec = json.loads(layout.read_text())
+    spec["copies"] = "{{ name }}"
+    layout.write_text(json.dumps(spec))
+    done = pnp(project, "export", "png")
+    assert done.returncode == 1 and "cannot count copies" in done.stdout and "cards/cards.json:2:3" in done.stdout
+    assert not (project / "output" / "test" / "png" / "test.card").exists()
+    assert (project / "output" / "test" / "png" / "test.spell" / "spell-1-front.png").is_file()
 
 
 def test_usage_errors_are_one_line(project: Path) -> None:
