@@ -21,7 +21,7 @@ from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs
 from pnp.config import Project
 from pnp.impose import Duplex, ImpositionError, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, atomic_write, digest, write_bytes
+from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
 from pnp.problems import Finding, Problem
 
 PACKAGE = Path(__file__).resolve().parent
@@ -36,15 +36,7 @@ class BuildOptions:
     progress: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class BuildResult:
-    written: tuple[Path, ...]
-    skipped: tuple[Path, ...]
-    problems: tuple[Problem, ...]
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if any(p.severity == "error" for p in self.problems) else 0
+BuildResult = OutputResult
 
 
 def _code_digest() -> str:
@@ -165,7 +157,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             continue
         located: list[Problem] = []
 
-        def draw(handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located) -> None:
+        def draw(
+            handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
+        ) -> None:
             found = render_kind(loaded, layout, kind, spec, handle, f"{project.game(kind).title}: {kind}")
             located.extend(_locate(project, record_file, finding) for record_file, finding in found)
             if any(p.severity == "error" for p in located):

@@ -34,7 +34,7 @@ from pnp.build import _asset_files, _code_digest, _progress, kinds_to_build
 from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs, load_project_records
 from pnp.config import ConfigError, Game, Project
 from pnp.impose import MM, Box
-from pnp.output import Manifest, atomic_write, digest
+from pnp.output import Manifest, OutputResult, atomic_write, digest
 from pnp.problems import Finding, Problem
 
 if TYPE_CHECKING:
@@ -79,15 +79,7 @@ class ExportOptions:
     with_errors: bool = False  # gallery: write the page even when the project has errors
 
 
-@dataclass(frozen=True, slots=True)
-class ExportResult:
-    written: tuple[Path, ...]
-    skipped: tuple[Path, ...]
-    problems: tuple[Problem, ...]
-
-    @property
-    def exit_code(self) -> int:
-        return 1 if any(p.severity == "error" for p in self.problems) else 0
+ExportResult = OutputResult
 
 
 def parse_length(text: str) -> float:
@@ -285,27 +277,14 @@ def draw_pages(
     plan: KindPlan, bleed: float, order: Order, title: str, tick: Callable[[int], None], tolerant: bool = False
 ) -> Drawn:
     """Every face of `plan` on its own page of trim + 2 * bleed, TrimBox and BleedBox set on every page."""
-    from reportlab.pdfgen.canvas import Canvas
-
-    from pnp.fonts import SANS, register_bundled
+    from pnp.pdf import new_canvas
     from pnp.render import RenderIssue
 
-    register_bundled()
     renderer = plan.renderer
     renderer.bleed = bleed  # the background and bleed rects reach exactly to the page edge
     width, height = renderer.width + 2 * bleed, renderer.height + 2 * bleed
     buffer = io.BytesIO()
-    canvas = Canvas(
-        buffer,
-        pagesize=(width, height),
-        invariant=1,
-        initialFontName=SANS.regular,
-        initialFontSize=9,
-        pageCompression=1,
-    )
-    canvas.setTitle(title)
-    canvas.setCreator("pnp")
-    canvas.setAuthor("pnp")
+    canvas = new_canvas(buffer, (width, height), title)
     canvas.setTrimBox((bleed, bleed, width - bleed, height - bleed))  # applies to this and every later page
     canvas.setBleedBox((0, 0, width, height))
     box = Box(bleed, bleed, renderer.width, renderer.height)

@@ -13,12 +13,27 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from pnp import __version__
+from pnp.problems import Problem
 
 MANIFEST = ".pnp-manifest.json"
+
+
+@dataclass(frozen=True, slots=True)
+class OutputResult:
+    """What a build or an export did: files written, files up to date, problems found."""
+
+    written: tuple[Path, ...]
+    skipped: tuple[Path, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(p.severity == "error" for p in self.problems) else 0
 
 
 def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:

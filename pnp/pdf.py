@@ -68,6 +68,18 @@ def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: 
     return int(renderer.env.from_string(spec).render(context).strip())
 
 
+def new_canvas(handle: IO[bytes], pagesize: tuple[float, float], title: str) -> Canvas:
+    """A deterministic canvas (invariant mode) whose only font is an embedded TrueType one."""
+    register_bundled()
+    canvas = Canvas(
+        handle, pagesize=pagesize, invariant=1, initialFontName=SANS.regular, initialFontSize=9, pageCompression=1
+    )
+    canvas.setTitle(title)
+    canvas.setCreator("pnp")
+    canvas.setAuthor("pnp")
+    return canvas
+
+
 @dataclass(frozen=True, slots=True)
 class SheetIssue:
     face: Face
@@ -86,17 +98,7 @@ def write_cut_sheets(
     register_bundled()
     spec = replace(spec, bleed=renderer.bleed)
     layout_grid = grid(renderer.width, renderer.height, spec)
-    canvas = Canvas(
-        handle,
-        pagesize=(spec.page_width, spec.page_height),
-        invariant=1,
-        initialFontName=SANS.regular,
-        initialFontSize=9,
-        pageCompression=1,
-    )
-    canvas.setTitle(title)
-    canvas.setCreator("pnp")
-    canvas.setAuthor("pnp")
+    canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[SheetIssue] = []
     for sheet in paginate(len(faces), layout_grid.per_sheet):
         on_sheet = [faces[i] for i in sheet]
