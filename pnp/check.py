@@ -162,10 +162,7 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     yield from xrefs.check_duplicates(index)
     for kind in sorted(index.files_by_kind):
         sites = schemas.sites(kind)
-        yield from xrefs.check_references(index, kind, sites)
-        yield from xrefs.check_icons(index, kind, sites, icons)
-        yield from xrefs.check_assets(index, kind, sites, project.root)
-        yield from xrefs.check_consistency(index, kind, sites)
+        yield from xrefs.check_records(index, kind, sites, icons, project.root)
     yield from xrefs.check_counts(index)
     if any(p.name != "icons.json" for p in project.layouts.glob("*.json")):
         yield from _layout_findings(loaded)

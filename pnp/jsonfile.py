@@ -212,13 +212,25 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def item_offsets(text: str) -> list[int]:
-    """Where each item of a top-level array starts (one pass of the C decoder)."""
+def item_offsets(text: str, count: int | None = None) -> list[int]:
+    """Where each item of a top-level array of `count` items starts.
+
+    Pretty-printed files put every item's `{` on its own line at one indentation, found by a
+    single C-level search; when that does not give exactly `count` items, one pass of the C
+    decoder skips item by item instead.
+    """
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
     if text[pos : pos + 1] != "[":
         return []
-    offsets: list[int] = []
     pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+    line_start = text.rfind("\n", 0, pos)
+    indent = text[line_start + 1 : pos]
+    if count and line_start >= 0 and text[pos : pos + 1] == "{" and not indent.strip(" \t"):
+        marker = "\n" + indent + "{"
+        found = [m.start() + len(marker) - 1 for m in re.finditer(re.escape(marker), text)]
+        if len(found) == count and found[0] == pos:
+            return found
+    offsets: list[int] = []
     while pos < len(text) and text[pos] != "]":
         offsets.append(pos)
         _, end = _DECODER.raw_decode(text, pos)

@@ -42,7 +42,7 @@ class RecordFile:
         else:
             try:
                 if self.is_array and self._items is None:
-                    self._items = item_offsets(text)
+                    self._items = item_offsets(text, len(self.records))
                 offset = locate(text, finding.pointer, finding.at_key, self._items)
             except ValueError:  # the file did not parse: point at its start
                 offset = 0

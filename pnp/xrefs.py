@@ -2,7 +2,8 @@
 
 Checks are generators of (file, finding) pairs; the caller locates and filters them.
 Codes: duplicate-id, missing-reference, wrong-kind-reference, count-mismatch, unknown-icon,
-missing-asset, asset-outside-project, bad-asset, inconsistent-value.
+missing-asset, asset-outside-project, bad-asset, inconsistent-value. Every check but the
+duplicate ids and counts runs in one pass over each kind's records (`check_records`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from rapidfuzz import fuzz, process
 
 from pnp.jsonfile import locate
 from pnp.problems import Finding
@@ -31,7 +34,7 @@ class Index:
     duplicates: dict[str, list[tuple[str, RecordFile, int]]] = field(default_factory=dict)
     files_by_kind: dict[str, list[RecordFile]] = field(default_factory=dict)
     _by_field: dict[tuple[tuple[str, ...], str], dict[Any, str]] = field(default_factory=dict)
-    _sorted_ids: dict[tuple[str, ...], tuple[list[str], list[str]]] = field(default_factory=dict)
+    _sorted_ids: dict[tuple[tuple[str, ...], bool], list[str]] = field(default_factory=dict)
 
     def add_file(self, record_file: RecordFile, kinds: Iterable[str]) -> None:
         first = self.first
@@ -74,19 +77,30 @@ class Index:
         Looking only at sorted neighbours keeps a typo lookup O(log n) at 100,000 ids; a typo
         leaves either the start or the end of an id intact, so one of the two orders finds it.
         """
-        cached = self._sorted_ids.get(kinds)
-        if cached is None:
+        forward = self._sorted_ids.get((kinds, False))
+        if forward is None:
             wanted_kinds = set(kinds)
-            ids = sorted(rid for rid, (kind, _, _) in self.first.items() if kind in wanted_kinds)
-            cached = (ids, sorted(rid[::-1] for rid in ids))
-            self._sorted_ids[kinds] = cached
-        forward, backward = cached
-        candidates: set[str] = set()
-        for ordered, probe, flip in ((forward, wanted, False), (backward, wanted[::-1], True)):
-            at = bisect.bisect_left(ordered, probe)
-            for near in ordered[max(0, at - 2) : at + 2]:
-                candidates.add(near[::-1] if flip else near)
-        return difflib.get_close_matches(wanted, sorted(candidates), n=3, cutoff=0.6)
+            forward = self._sorted_ids[(kinds, False)] = sorted(
+                rid for rid, (kind, _, _) in self.first.items() if kind in wanted_kinds
+            )
+        found = self._ranked(wanted, self._neighbours(forward, wanted))
+        if found and fuzz.ratio(wanted, found[0]) >= 80:
+            return found  # the start of the id is intact: no need for the reversed order
+        backward = self._sorted_ids.get((kinds, True))
+        if backward is None:
+            backward = self._sorted_ids[(kinds, True)] = sorted(rid[::-1] for rid in forward)
+        reversed_near = [near[::-1] for near in self._neighbours(backward, wanted[::-1])]
+        return self._ranked(wanted, set(found) | set(self._neighbours(forward, wanted)) | set(reversed_near))
+
+    @staticmethod
+    def _neighbours(ordered: list[str], probe: str) -> list[str]:
+        at = bisect.bisect_left(ordered, probe)
+        return ordered[max(0, at - 4) : at + 4]
+
+    @staticmethod
+    def _ranked(wanted: str, candidates: Iterable[str]) -> list[str]:
+        scored = process.extract(wanted, sorted(set(candidates)), scorer=fuzz.ratio, limit=None, score_cutoff=60)
+        return [choice for choice, _, _ in sorted(scored, key=lambda s: (-s[1], s[0]))[:3]]
 
 
 def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
@@ -136,28 +150,80 @@ def _escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def check_references(index: Index, kind: str, sites: tuple[Site, ...]) -> Iterator[Located]:
-    ref_sites = [s for s in sites if s.what == "ref"]
-    if not ref_sites:
+def check_records(
+    index: Index, kind: str, sites: tuple[Site, ...], icons: frozenset[str], root: Path
+) -> Iterator[Located]:
+    """One pass over a kind's records: references, inline icons, asset paths, consistency rules.
+
+    Top-level id references and text fields (nearly all of them) take an inline fast path: a
+    dict lookup or a C-level regex per record, with a message built only on a failure.
+    """
+    if not sites:
         return
     first = index.first
+    fast_refs = [(s, s.path[0]) for s in sites if s.what == "ref" and len(s.path) == 1 and s.by == "id"]
+    fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
+    slow = [s for s in sites if not (len(s.path) == 1 and (s.what == "text" or (s.what == "ref" and s.by == "id")))]
     for record_file, i, record in index.records_of(kind):
-        for site in ref_sites:
-            head = site.path[0] if site.path else None
-            if head is None or head not in record:
-                continue
-            if len(site.path) == 1 and site.by == "id":
-                value = record[head]
+        for site, key in fast_refs:
+            if key in record:
+                value = record[key]
                 entry = first.get(value) if type(value) is str else None
-                if entry is not None and entry[0] in site.kinds:
-                    continue
-                found: Iterable[tuple[str, Any]] = [(f"{record_file.pointer(i)}/{_escape(head)}", value)]
-            else:
-                found = values_at(record, site.path, record_file.pointer(i))
-            for pointer, value in found:
-                finding = _reference_problem(index, site, value, pointer)
-                if finding is not None:
-                    yield record_file, finding
+                if entry is None or entry[0] not in site.kinds:
+                    finding = _reference_problem(index, site, value, f"{record_file.pointer(i)}/{_escape(key)}")
+                    if finding is not None:
+                        yield record_file, finding
+        for key in fast_texts:
+            value = record.get(key)
+            if type(value) is str and "{" in value and not icons.issuperset(ICON.findall(value)):
+                yield from _icon_problems(record_file, f"{record_file.pointer(i)}/{_escape(key)}", value, icons)
+        for site in slow:
+            if site.path and site.path[0] not in record:
+                continue
+            yield from _site_problems(index, site, record_file, i, record, icons, root)
+
+
+def _site_problems(
+    index: Index, site: Site, record_file: RecordFile, i: int, record: dict[str, Any], icons: frozenset[str], root: Path
+) -> Iterator[Located]:
+    prefix = record_file.pointer(i)
+    for pointer, value in values_at(record, site.path, ""):
+        finding: Finding | None = None
+        if site.what == "ref":
+            finding = _reference_problem(index, site, value, prefix + pointer)
+        elif site.what == "text":
+            if isinstance(value, str) and "{" in value:
+                yield from _icon_problems(record_file, prefix + pointer, value, icons)
+        elif site.what == "asset":
+            if isinstance(value, str):
+                finding = asset_problem(root, value, site.asset, prefix + pointer)
+        elif site.what == "max":
+            finding = _max_problem(record, pointer.split("/")[1:], site, value, prefix + pointer)
+        elif site.what == "covers":
+            finding = _covers_problem(record, pointer.split("/")[1:], site, value, prefix + pointer)
+        if finding is not None:
+            yield record_file, finding
+
+
+def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: frozenset[str]) -> Iterator[Located]:
+    for match in ICON.finditer(value):
+        name = match.group(1)
+        if name in icons:
+            continue
+        close = difflib.get_close_matches(name, sorted(icons), n=1, cutoff=0.6)
+        hint = f"did you mean {{{close[0]}}}? " if close else ""
+        start = locate(record_file.text, pointer)
+        token_at = record_file.text.find(match.group(), start)
+        yield (
+            record_file,
+            Finding(
+                "unknown-icon",
+                f"unknown icon {match.group()} in text; {hint}"
+                f"icons are defined in layouts/icons.json: {', '.join(sorted(icons)) or 'none'}",
+                pointer,
+                offset=token_at if token_at >= 0 else start,
+            ),
+        )
 
 
 def kinds_phrase(kinds: tuple[str, ...]) -> str:
@@ -257,58 +323,8 @@ def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Fin
 ICON = re.compile(r"\{([^{}\s]*)\}")
 
 
-def check_icons(index: Index, kind: str, sites: tuple[Site, ...], icons: frozenset[str]) -> Iterator[Located]:
-    text_sites = [s for s in sites if s.what == "text"]
-    if not text_sites:
-        return
-    for record_file, i, record in index.records_of(kind):
-        for site in text_sites:
-            if site.path and site.path[0] not in record:
-                continue
-            if len(site.path) == 1:
-                value = record[site.path[0]]
-                if type(value) is not str or "{" not in value or icons.issuperset(ICON.findall(value)):
-                    continue
-            for pointer, value in values_at(record, site.path, record_file.pointer(i)):
-                if not isinstance(value, str) or "{" not in value:
-                    continue
-                for match in ICON.finditer(value):
-                    name = match.group(1)
-                    if name in icons:
-                        continue
-                    close = difflib.get_close_matches(name, sorted(icons), n=1, cutoff=0.6)
-                    hint = f"did you mean {{{close[0]}}}? " if close else ""
-                    start = locate(record_file.text, pointer)
-                    token_at = record_file.text.find(match.group(), start)
-                    yield (
-                        record_file,
-                        Finding(
-                            "unknown-icon",
-                            f"unknown icon {match.group()} in text; {hint}"
-                            f"icons are defined in layouts/icons.json: {', '.join(sorted(icons)) or 'none'}",
-                            pointer,
-                            offset=token_at if token_at >= 0 else start,
-                        ),
-                    )
-
-
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
 FONT_MAGIC = (b"\x00\x01\x00\x00", b"true", b"OTTO")
-
-
-def check_assets(index: Index, kind: str, sites: tuple[Site, ...], root: Path) -> Iterator[Located]:
-    asset_sites = [s for s in sites if s.what == "asset"]
-    if not asset_sites:
-        return
-    for record_file, i, record in index.records_of(kind):
-        for site in asset_sites:
-            if site.path and site.path[0] not in record:
-                continue
-            for pointer, value in values_at(record, site.path, record_file.pointer(i)):
-                if isinstance(value, str):
-                    finding = asset_problem(root, value, site.asset, pointer)
-                    if finding is not None:
-                        yield record_file, finding
 
 
 def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding | None:
@@ -378,26 +394,6 @@ def _allowed_values(value: Any) -> list[Any]:
     if isinstance(value, dict) and isinstance(value.get("min"), int) and isinstance(value.get("max"), int):
         return list(range(value["min"], value["max"] + 1))
     return []
-
-
-def check_consistency(index: Index, kind: str, sites: tuple[Site, ...]) -> Iterator[Located]:
-    """`x-max` and `x-covers`: values that contradict another field of the same record."""
-    rule_sites = [s for s in sites if s.what in ("max", "covers")]
-    if not rule_sites:
-        return
-    for record_file, i, record in index.records_of(kind):
-        prefix = record_file.pointer(i)
-        for site in rule_sites:
-            if site.path and site.path[0] not in record:
-                continue
-            for pointer, value in values_at(record, site.path, ""):
-                parts = pointer.split("/")[1:]
-                if site.what == "max":
-                    finding = _max_problem(record, parts, site, value, prefix + pointer)
-                else:
-                    finding = _covers_problem(record, parts, site, value, prefix + pointer)
-                if finding is not None:
-                    yield record_file, finding
 
 
 def _max_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
