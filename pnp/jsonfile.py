@@ -252,8 +252,14 @@ def locate(text: str, pointer: str, at_key: bool = False, items: list[int] | Non
         return pos
     parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]
     if items is not None and parts[0].isdigit() and int(parts[0]) < len(items) and (len(parts) > 1 or not at_key):
-        pos = items[int(parts[0])]
+        index = int(parts[0])
+        pos = items[index]
         parts = parts[1:]
+        if len(parts) == 1:  # a field of the record: its key, when it occurs once in the record's text
+            end = items[index + 1] if index + 1 < len(items) else len(text)
+            found = _unique_key(text, pos, end, parts[0])
+            if found is not None:
+                return found[0] if at_key else found[1]
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
         opener = text[pos : pos + 1]
@@ -271,6 +277,18 @@ def locate(text: str, pointer: str, at_key: bool = False, items: list[int] | Non
         else:
             return pos
     return pos
+
+
+def _unique_key(text: str, start: int, end: int, key: str) -> tuple[int, int] | None:
+    """(key offset, value offset) of `"key":` when it appears exactly once in text[start:end]."""
+    token = json.dumps(key, ensure_ascii=False)
+    at = text.find(token, start, end)
+    if at < 0 or text.find(token, at + 1, end) >= 0:
+        return None
+    colon = _WS.match(text, at + len(token)).end()  # type: ignore[union-attr]
+    if text[colon : colon + 1] != ":":
+        return None
+    return at, _WS.match(text, colon + 1).end()  # type: ignore[union-attr]
 
 
 def _find_key(text: str, pos: int, wanted: str) -> tuple[int, int] | None:

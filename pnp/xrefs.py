@@ -164,23 +164,45 @@ def check_records(
     fast_refs = [(s, s.path[0]) for s in sites if s.what == "ref" and len(s.path) == 1 and s.by == "id"]
     fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
     slow = [s for s in sites if not (len(s.path) == 1 and (s.what == "text" or (s.what == "ref" and s.by == "id")))]
-    for record_file, i, record in index.records_of(kind):
+    for record_file in index.files_by_kind.get(kind, []):
+        records = record_file.records
+        # comprehensions keep the per-record cost of the common, clean case at C-loop level
         for site, key in fast_refs:
-            if key in record:
-                value = record[key]
-                entry = first.get(value) if type(value) is str else None
-                if entry is None or entry[0] not in site.kinds:
-                    finding = _reference_problem(index, site, value, f"{record_file.pointer(i)}/{_escape(key)}")
-                    if finding is not None:
-                        yield record_file, finding
+            targets = frozenset(site.kinds)
+            suspects = [
+                i
+                for i, r in enumerate(records)
+                if type(r) is dict
+                and (v := r.get(key)) is not None
+                and not (type(v) is str and (e := first.get(v)) is not None and e[0] in targets)
+                and r.get("kind") == kind
+            ]
+            for i in suspects:
+                pointer = f"{record_file.pointer(i)}/{_escape(key)}"
+                finding = _reference_problem(index, site, records[i][key], pointer)
+                if finding is not None:
+                    yield record_file, finding
         for key in fast_texts:
-            value = record.get(key)
-            if type(value) is str and "{" in value and not icons.issuperset(ICON.findall(value)):
-                yield from _icon_problems(record_file, f"{record_file.pointer(i)}/{_escape(key)}", value, icons)
-        for site in slow:
-            if site.path and site.path[0] not in record:
-                continue
-            yield from _site_problems(index, site, record_file, i, record, icons, root)
+            suspects = [
+                i
+                for i, r in enumerate(records)
+                if type(r) is dict
+                and type(v := r.get(key)) is str
+                and "{" in v
+                and not icons.issuperset(ICON.findall(v))
+                and r.get("kind") == kind
+            ]
+            for i in suspects:
+                pointer = f"{record_file.pointer(i)}/{_escape(key)}"
+                yield from _icon_problems(record_file, pointer, records[i][key], icons)
+        if slow:
+            for i, record in enumerate(records):
+                if type(record) is not dict or record.get("kind") != kind:
+                    continue
+                for site in slow:
+                    if site.path and site.path[0] not in record:
+                        continue
+                    yield from _site_problems(index, site, record_file, i, record, icons, root)
 
 
 def _site_problems(
