@@ -1,4 +1,5 @@
-"""This repository's own content: pnp check passes, and every warning is a partial transcription."""
+"""This repository's own content: pnp check --render passes (every card drawn, all text fits),
+and every warning is a partial transcription."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_repo_content_checks_clean() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-m", "pnp", "check", "--format", "json"],
+        [sys.executable, "-m", "pnp", "check", "--render", "--format", "json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
