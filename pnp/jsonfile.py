@@ -38,15 +38,19 @@ def parse_bytes(raw: bytes) -> Parsed:
     """Parse `raw`; fast when the file is clean, exact when it is not."""
     try:
         data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return diagnose(raw)
+    except orjson.JSONDecodeError as err:
+        return diagnose(raw, strict=err)
     if b"\\u003" not in raw and raw.count(b":") == orjson.dumps(data).count(b":"):
         return Parsed(data, None, (), True)
     return diagnose(raw)
 
 
-def diagnose(raw: bytes) -> Parsed:
-    """The slow path: every problem in the file, located by character offset."""
+def diagnose(raw: bytes, strict: orjson.JSONDecodeError | None = None) -> Parsed:
+    """The slow path: every problem in the file, located by character offset.
+
+    `strict` is orjson's objection, used when the lenient reader finds nothing wrong (a lone
+    surrogate such as \\ud800, an integer beyond 64 bits): such text breaks later stages.
+    """
     findings: list[Finding] = []
     if not raw.strip():
         msg = "file is empty; a record file holds one record object or an array of records"
@@ -60,6 +64,15 @@ def diagnose(raw: bytes) -> Parsed:
             )
         )
         raw = raw[len(BOM) :]
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        findings.append(
+            Finding(
+                "invalid-encoding",
+                "file is UTF-16 (it starts with a UTF-16 byte-order mark); save it as UTF-8",
+                offset=0,
+            )
+        )
+        return Parsed(None, "", tuple(findings), False)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -81,9 +94,33 @@ def diagnose(raw: bytes) -> Parsed:
         findings.append(Finding("json-syntax", _explain_syntax(text, err), offset=err.pos))
         return Parsed(None, text, tuple(findings), False)
     except RecursionError:
-        findings.append(Finding("json-syntax", "JSON nested too deeply to read", offset=0))
+        findings.append(
+            Finding(
+                "json-syntax",
+                "JSON nested too deeply to read; records need only a few levels: check the brackets",
+                offset=0,
+            )
+        )
+        return Parsed(None, text, tuple(findings), False)
+    except ValueError as err:  # e.g. an integer of thousands of digits
+        at = re.search(r"-?\d{1000,}", text)
+        detail = str(err).split(";")[0]
+        findings.append(
+            Finding(
+                "json-syntax",
+                f"a number too long to read ({detail}); check for a paste error",
+                offset=at.start() if at else 0,
+            )
+        )
         return Parsed(None, text, tuple(findings), False)
     findings.extend(scan_tokens(text))
+    if strict is not None and not findings:
+        reason = str(strict.msg if hasattr(strict, "msg") else strict)
+        offset = max(0, min(len(text), int(getattr(strict, "pos", 0))))
+        findings.append(
+            Finding("json-syntax", f"{reason}; JSON text must be valid Unicode with ordinary numbers", offset=offset)
+        )
+        return Parsed(None, text, tuple(findings), False)
     usable = data is not None and not any(f.code == "non-finite-number" for f in findings)
     return Parsed(data if usable else None, text, tuple(findings), usable)
 
