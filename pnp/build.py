@@ -197,7 +197,8 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         for message in messages:
             problems.append(Problem(project.display(path), 1, 1, "", "text-overflow", "error", message))
     manifest.save()
-    return BuildResult(tuple(written), tuple(skipped), tuple(problems))
+    unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
+    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)))
 
 
 def _build_sheets(

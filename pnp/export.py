@@ -372,7 +372,7 @@ def png_bytes(image: Image, dpi: float | None = None) -> bytes:
 
 def safe_zone_problems(plan: KindPlan) -> list[Problem]:
     """Warnings for drawn elements whose box leaves the safe zone (see docs/export.md for the rule)."""
-    from jinja2.exceptions import TemplateError
+    from pnp.render import TEMPLATE_FAILURES
 
     renderer = plan.renderer
     width, height, safe = renderer.width, renderer.height, renderer.safe
@@ -394,7 +394,7 @@ def safe_zone_problems(plan: KindPlan) -> list[Problem]:
                         continue
                     if element.kind == "image" and not renderer._text(element, "src", context):
                         continue
-                except TemplateError:
+                except TEMPLATE_FAILURES:
                     continue  # reported as a render problem
                 x0, y0, x1, y1 = _element_bounds(renderer, element)
                 if element.kind == "rect" and element.spec.get("bleed"):

@@ -11,13 +11,12 @@ from dataclasses import dataclass, field, replace
 from itertools import product
 from typing import IO, Any
 
-from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
 from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
-from pnp.render import Renderer, RenderIssue
+from pnp.render import TEMPLATE_FAILURES, Renderer, RenderIssue
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +47,7 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
                     axes.append([(name, n) for n in range(start, stop + 1)])
                 else:
                     axes.append([(name, value) for value in spec])
-        except (TemplateError, ValueError, TypeError) as err:
+        except TEMPLATE_FAILURES as err:
             issues.append(
                 RenderIssue("layout-error", str(record.get("id")), "copies/expand", f"cannot count copies: {err}")
             )

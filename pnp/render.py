@@ -72,6 +72,8 @@ def _color(value: str) -> Color:
     return HexColor(value)
 
 
+# What a layout template can raise on odd data: reported as layout-error for that record.
+TEMPLATE_FAILURES = (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
 PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 MARKUP_CHARS = frozenset("*_{\n")
 MARKUP = re.compile(r"(\*[^*]+\*|_[^_]+_|\{[a-z0-9-]+\})")
@@ -288,9 +290,9 @@ class Renderer:
                 if element.when is not None and not element.when(**context):
                     continue
                 self._draw_element(canvas, element, context, box, issues, record)
-            except TemplateError as err:
+            except TEMPLATE_FAILURES as err:
                 issues.append(
-                    RenderIssue("layout-error", str(record.get("id")), element.name, f"template failed: {err}")
+                    RenderIssue("layout-error", str(record.get("id")), element.name, f"template of element {element.name!r} failed: {type(err).__name__}: {err}")
                 )
         canvas.restoreState()
         if self.shape in ("round", "hex"):

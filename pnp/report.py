@@ -12,11 +12,13 @@ from pnp.problems import CODES, Problem
 
 
 def _summary(result: CheckResult) -> str:
-    return (
-        f"{result.files} files, {result.records} records: "
+    counts = (
         f"{result.errors} error{'s' * (result.errors != 1)}, "
         f"{result.warnings} warning{'s' * (result.warnings != 1)}"
     )
+    if not result.files and not result.records:  # problems of a build or export, not of a check
+        return counts
+    return f"{result.files} files, {result.records} records: {counts}"
 
 
 def report_text(result: CheckResult, out: IO[str]) -> None:
