@@ -65,12 +65,72 @@ LOAD_AT_START = " / ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "
 ADJECTIVES = ("Ember", "Frost", "Storm", "Stone", "Silver", "Shadow", "Golden", "Ancient", "Wild", "Iron")
 NOUNS = ("Guard", "Drake", "Oracle", "Knight", "Wisp", "Golem", "Archer", "Shaman", "Titan", "Scout")
 WORDS = (
-    "a", "an", "the", "of", "to", "in", "on", "at", "or", "and", "if", "it", "its", "you", "your", "each", "one",
-    "two", "three", "card", "cards", "unit", "units", "enemy", "ally", "allies", "hero", "turn", "round", "gain",
-    "lose", "deal", "damage", "attack", "defense", "move", "moves", "adjacent", "friendly", "discard", "draw",
-    "reveal", "exhaust", "ready", "battle", "ranged", "flying", "shield", "spell", "mana", "crystal", "gold",
-    "instead", "until", "end", "start", "whenever", "target", "choose", "another", "opponent", "reroll",
-    "retaliation", "immediately", "additional", "permanently",
+    "a",
+    "an",
+    "the",
+    "of",
+    "to",
+    "in",
+    "on",
+    "at",
+    "or",
+    "and",
+    "if",
+    "it",
+    "its",
+    "you",
+    "your",
+    "each",
+    "one",
+    "two",
+    "three",
+    "card",
+    "cards",
+    "unit",
+    "units",
+    "enemy",
+    "ally",
+    "allies",
+    "hero",
+    "turn",
+    "round",
+    "gain",
+    "lose",
+    "deal",
+    "damage",
+    "attack",
+    "defense",
+    "move",
+    "moves",
+    "adjacent",
+    "friendly",
+    "discard",
+    "draw",
+    "reveal",
+    "exhaust",
+    "ready",
+    "battle",
+    "ranged",
+    "flying",
+    "shield",
+    "spell",
+    "mana",
+    "crystal",
+    "gold",
+    "instead",
+    "until",
+    "end",
+    "start",
+    "whenever",
+    "target",
+    "choose",
+    "another",
+    "opponent",
+    "reroll",
+    "retaliation",
+    "immediately",
+    "additional",
+    "permanently",
 )
 
 
@@ -104,9 +164,19 @@ def card_layout() -> dict[str, object]:
     """The pnp layout drawing what raw_reportlab.py draws (same constants)."""
     stats = [
         {
-            "type": "stat", "name": f"stat-{field_name}", "x": x, "y": raw.STAT_Y, "w": raw.STAT_W, "h": raw.STAT_H,
-            "label": label, "value": "{{ " + field_name + " }}", "size": raw.STAT_SIZE, "align": "center",
-            "fill": raw.STAT_FILL, "stroke": raw.STAT_STROKE, "stroke_width": raw.STAT_STROKE_WIDTH,
+            "type": "stat",
+            "name": f"stat-{field_name}",
+            "x": x,
+            "y": raw.STAT_Y,
+            "w": raw.STAT_W,
+            "h": raw.STAT_H,
+            "label": label,
+            "value": "{{ " + field_name + " }}",
+            "size": raw.STAT_SIZE,
+            "align": "center",
+            "fill": raw.STAT_FILL,
+            "stroke": raw.STAT_STROKE,
+            "stroke_width": raw.STAT_STROKE_WIDTH,
         }
         for label, field_name, x in raw.STATS
     ]
@@ -125,22 +195,52 @@ def card_layout() -> dict[str, object]:
         "front": {
             "background": raw.FRONT_BACKGROUND,
             "elements": [
-                {"type": "text", "name": "title", **at(raw.TITLE), "text": "{{ title }}",
-                 "size": raw.TITLE["size"], "bold": True, "align": "center", "color": raw.INK},
+                {
+                    "type": "text",
+                    "name": "title",
+                    **at(raw.TITLE),
+                    "text": "{{ title }}",
+                    "size": raw.TITLE["size"],
+                    "bold": True,
+                    "align": "center",
+                    "color": raw.INK,
+                },
                 {"type": "image", "name": "art", **at(raw.ART), "src": raw.ART_SRC, "fit": "contain"},
                 *stats,
-                {"type": "text", "name": "rules", **at(raw.RULES), "text": "{{ text }}", "size": raw.RULES["size"],
-                 "min_size": raw.RULES["min_size"], "leading": raw.LEADING, "color": raw.INK},
+                {
+                    "type": "text",
+                    "name": "rules",
+                    **at(raw.RULES),
+                    "text": "{{ text }}",
+                    "size": raw.RULES["size"],
+                    "min_size": raw.RULES["min_size"],
+                    "leading": raw.LEADING,
+                    "color": raw.INK,
+                },
             ],
         },
         "back": {
             "background": raw.BACK_BACKGROUND,
             "elements": [
-                {"type": "rect", "name": "frame", **at(raw.BACK_FRAME), "radius": raw.BACK_FRAME["radius"],
-                 "stroke": raw.BACK_INK, "stroke_width": raw.BACK_FRAME["stroke_width"]},
-                {"type": "text", "name": "back-title", **at(raw.BACK_TEXT), "text": raw.BACK_WORD,
-                 "size": raw.BACK_TEXT["size"], "bold": True, "align": "center", "valign": "middle",
-                 "color": raw.BACK_INK},
+                {
+                    "type": "rect",
+                    "name": "frame",
+                    **at(raw.BACK_FRAME),
+                    "radius": raw.BACK_FRAME["radius"],
+                    "stroke": raw.BACK_INK,
+                    "stroke_width": raw.BACK_FRAME["stroke_width"],
+                },
+                {
+                    "type": "text",
+                    "name": "back-title",
+                    **at(raw.BACK_TEXT),
+                    "text": raw.BACK_WORD,
+                    "size": raw.BACK_TEXT["size"],
+                    "bold": True,
+                    "align": "center",
+                    "valign": "middle",
+                    "color": raw.BACK_INK,
+                },
             ],
         },
     }
@@ -319,8 +419,12 @@ def run_no_change(cmd: list[str], cwd: Path, timed: Timed, sources: tuple[str, s
             return None
         if ref == ref_after == before == after:
             return f"the no-change rebuild wrote files: {attempt.stderr.strip()[-300:]}"
-        print(f"  no_change: pnp/ was edited during the benchmark, so it rebuilt in {attempt.best:.2f} s "
-              "(not timed); again", file=sys.stderr, flush=True)
+        print(
+            f"  no_change: pnp/ was edited during the benchmark, so it rebuilt in {attempt.best:.2f} s "
+            "(not timed); again",
+            file=sys.stderr,
+            flush=True,
+        )
         ref, ref_after = before, after
     return f"pnp/ kept changing during the benchmark: no no-change rebuild in {attempts} attempts; rerun it"
 
@@ -414,8 +518,15 @@ def bench_size(cards: int, workdir: Path, repeat: int) -> SizeResult:
             f"raw only {sorted(only_raw.elements())[:10]}"
         )
     return SizeResult(
-        project, timings["pnp"], timings["raw"], timings["no_change"], expected,
-        kind_pdf.stat().st_size, combined_pdf.stat().st_size, raw_pdf.stat().st_size, failures,
+        project,
+        timings["pnp"],
+        timings["raw"],
+        timings["no_change"],
+        expected,
+        kind_pdf.stat().st_size,
+        combined_pdf.stat().st_size,
+        raw_pdf.stat().st_size,
+        failures,
     )
 
 

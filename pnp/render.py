@@ -292,7 +292,12 @@ class Renderer:
                 self._draw_element(canvas, element, context, box, issues, record)
             except TEMPLATE_FAILURES as err:
                 issues.append(
-                    RenderIssue("layout-error", str(record.get("id")), element.name, f"template of element {element.name!r} failed: {type(err).__name__}: {err}")
+                    RenderIssue(
+                        "layout-error",
+                        str(record.get("id")),
+                        element.name,
+                        f"template of element {element.name!r} failed: {type(err).__name__}: {err}",
+                    )
                 )
         canvas.restoreState()
         if self.shape in ("round", "hex"):
@@ -711,13 +716,23 @@ def _stat_parts(element: Element) -> tuple[Element, Element]:
         element.kind,
         element.name + " label",
         {**element.spec, "wrap": False, "align": "center", "valign": "middle", "rotate": 0, "bold": False},
-        0, 0, 0, 0, {},
+        0,
+        0,
+        0,
+        0,
+        {},
     )
     value = Element(
         element.kind,
         element.name,
         {**element.spec, "align": "center", "valign": "middle", "wrap": False, "bold": True},
-        0, 0, 0, 0, element.templates, None, element.plain,
+        0,
+        0,
+        0,
+        0,
+        element.templates,
+        None,
+        element.plain,
     )
     return label, value
 

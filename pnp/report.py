@@ -13,8 +13,7 @@ from pnp.problems import CODES, Problem
 
 def _summary(result: CheckResult) -> str:
     counts = (
-        f"{result.errors} error{'s' * (result.errors != 1)}, "
-        f"{result.warnings} warning{'s' * (result.warnings != 1)}"
+        f"{result.errors} error{'s' * (result.errors != 1)}, {result.warnings} warning{'s' * (result.warnings != 1)}"
     )
     if not result.files and not result.records:  # problems of a build or export, not of a check
         return counts
