@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,6 +38,13 @@ class BuildOptions:
 
 
 BuildResult = OutputResult
+
+
+def output_root(project: Project, paper: str) -> Path:
+    """output/ for the project's paper; output/<paper>/ for another, so A4 and Letter coexist."""
+    if paper.lower() == project.paper.lower():
+        return project.output
+    return project.output / re.sub(r"[^a-z0-9.]+", "-", paper.lower()).strip("-")
 
 
 def _code_digest() -> str:
@@ -127,6 +135,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     width, height = parse_paper(options.paper)
     spec = SheetSpec(width, height, duplex=options.duplex)
     manifest = Manifest(project.output)
+    out_root = output_root(project, options.paper)
     code = _code_digest()
     icons_file = project.layouts / "icons.json"
     written: list[Path] = []
@@ -138,7 +147,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         layout = layouts.by_kind[kind]
         records = [r for _, _, r in loaded.records(kind)]
         game = project.game(kind)
-        target = project.output / game.folder / f"{kind}.pdf"
+        target = out_root / game.folder / f"{kind}.pdf"
         key = digest(
             code,
             options.paper,
@@ -181,7 +190,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     for folder, parts in sorted(per_game.items()):
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
-        combined = project.output / f"{folder}.pdf"
+        combined = out_root / f"{folder}.pdf"
         key = digest(code, [k for _, k in parts])
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
@@ -212,7 +221,8 @@ def _build_sheets(
     except ImportError:
         return []
     sheets.draw_token, sheets.draw_token_inputs = token_drawer(loaded)
-    results = sheets.build_sheets(loaded, project.output, options.paper, manifest, force=options.force)
+    out_root = output_root(project, options.paper)
+    results = sheets.build_sheets(loaded, out_root, options.paper, manifest, force=options.force)
     return [(r.path, r.written, tuple(r.problems)) for r in results]
 
 

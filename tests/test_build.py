@@ -52,9 +52,19 @@ def test_page_size(project: Path, paper: str) -> None:
     done = pnp(project, "build", "--paper", paper)
     assert done.returncode == 0, done.stderr
     width, height = parse_paper(paper)
-    for page in PdfReader(card_pdf(project)).pages:
+    # the project's own paper (a4) builds into output/; another paper into output/<paper>/
+    built = card_pdf(project) if paper == "a4" else project / "output" / paper / "test" / "test.card.pdf"
+    for page in PdfReader(built).pages:
         assert float(page.mediabox.width) == pytest.approx(width, abs=0.01)
         assert float(page.mediabox.height) == pytest.approx(height, abs=0.01)
+
+
+def test_a4_and_letter_builds_live_side_by_side(built: Path) -> None:
+    a4 = card_pdf(built).read_bytes()
+    done = pnp(built, "build", "--paper", "letter")
+    assert done.returncode == 0 and "wrote output/letter/test/test.card.pdf" in done.stderr
+    assert card_pdf(built).read_bytes() == a4
+    assert float(PdfReader(built / "output" / "letter" / "test.pdf").pages[0].mediabox.width) == 612
 
 
 def _trim_lines(page: pdfplumber.page.Page) -> tuple[list[float], list[float]]:
