@@ -341,8 +341,7 @@ class Renderer:
         issues: list[RenderIssue],
         record: dict[str, Any],
     ) -> None:
-        handler = HANDLERS[element.kind]
-        handler(self, canvas, element, context, box, issues, record)
+        HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
 
     def _stroke_fill(self, canvas: Canvas, element: Element, context: Context) -> tuple[int, int]:
         spec = element.spec
@@ -563,18 +562,24 @@ def _field_of(element: Element, key: str = "text") -> str:
 
 # --- one handler per element type ------------------------------------------------------
 
-Handler = Callable[[Renderer, Canvas, Element, Context, Box, list[RenderIssue], dict[str, Any]], None]
+
+@dataclass(slots=True)
+class Drawing:
+    """One face being drawn: what every element handler needs besides the element."""
+
+    renderer: Renderer
+    canvas: Canvas
+    context: Context
+    box: Box
+    issues: list[RenderIssue]
+    record: dict[str, Any]
 
 
-def draw_rect(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+Handler = Callable[[Drawing, Element], None]
+
+
+def draw_rect(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
     x, y, w, h = r._frame(element, box)
     if element.spec.get("bleed"):
         b = r.bleed
@@ -594,43 +599,22 @@ def draw_rect(
         canvas.rect(x, y, w, h, stroke=stroke, fill=fill)
 
 
-def draw_circle(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_circle(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     canvas.circle(x + w / 2, y + h / 2, min(w, h) / 2, stroke=stroke, fill=fill)
 
 
-def draw_hexagon(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_hexagon(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     r._hex_path(canvas, x, y, w, h, stroke, fill)
 
 
-def draw_polygon(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_polygon(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
     stroke, fill = r._stroke_fill(canvas, element, context)
     points = [(box.x + px * r.scale, box.y + box.height - py * r.scale) for px, py in element.spec["points"]]
     path = canvas.beginPath()
@@ -641,15 +625,8 @@ def draw_polygon(
     canvas.drawPath(path, stroke=stroke, fill=fill)
 
 
-def draw_line(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_line(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
     spec = element.spec
     r._stroke_fill(canvas, element, context)
     x2 = float(spec.get("x2", 0)) * r.scale
@@ -657,30 +634,16 @@ def draw_line(
     canvas.line(box.x + element.x, box.y + box.height - element.y, box.x + x2, box.y + box.height - y2)
 
 
-def draw_text(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_text(d: Drawing, element: Element) -> None:
+    r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
     text = r._text(element, "text", context)
     if text:
         r.set_text(canvas, text, element, r._frame(element, box), context, issues, record)
 
 
-def draw_stat(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_stat(d: Drawing, element: Element) -> None:
     """A labelled box: small label on top, the value large in the middle (empty when absent)."""
+    r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     if not stroke and not fill:
@@ -737,15 +700,8 @@ def _stat_parts(element: Element) -> tuple[Element, Element]:
     return label, value
 
 
-def draw_image(
-    r: Renderer,
-    canvas: Canvas,
-    element: Element,
-    context: Context,
-    box: Box,
-    issues: list[RenderIssue],
-    record: dict[str, Any],
-) -> None:
+def draw_image(d: Drawing, element: Element) -> None:
+    r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
     source = r._text(element, "src", context)
     if not source:
         return
