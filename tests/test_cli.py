@@ -94,3 +94,30 @@ def test_stats_json_lists_every_kind() -> None:
     kinds = {row["kind"] for row in rows}
     assert {"homm3.summoned-unit", "homm4.unit", "mk.quest"} <= kinds
     assert all(not row["status"].startswith("MISMATCH") for row in rows)
+
+
+def test_sarif_is_well_formed_2_1_0(tmp_path: Path) -> None:
+    """The structure code-scanning upload needs (the SARIF 2.1.0 schema's required parts)."""
+    assert pnp("new", str(tmp_path / "g")).returncode == 0
+    cards = tmp_path / "g" / "cards" / "cards.json"
+    cards.write_text(
+        cards.read_text()
+        .replace('"element": "fire"', '"element": "fyre"')
+        .replace('"water-sprite"', '"water-sprit"', 1)
+    )
+    done = pnp("check", "--format", "sarif", cwd=tmp_path / "g")
+    assert done.returncode == 1
+    sarif = json.loads(done.stdout)
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = sarif["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert run["tool"]["driver"]["name"] == "pnp"
+    assert {r["id"] for r in rules} == {"enum-mismatch", "missing-reference"}
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning", "note")
+        assert result["message"]["text"]
+        (location,) = result["locations"]
+        region = location["physicalLocation"]["region"]
+        assert location["physicalLocation"]["artifactLocation"]["uri"] == "cards/cards.json"
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1
