@@ -164,7 +164,7 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
         sites = schemas.sites(kind)
         yield from xrefs.check_records(index, kind, sites, icons, project.root)
     yield from xrefs.check_counts(index)
-    if any(p.name != "icons.json" for p in project.layouts.glob("*.json")):
+    if any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*")):
         yield from _layout_findings(loaded)
 
 

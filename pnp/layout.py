@@ -25,6 +25,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
+from pnp.schemas import SchemaDocs
+from pnp.yamlfile import YAML_SUFFIXES, load_yaml
 
 LAYOUT_SCHEMA = Path(__file__).resolve().parent / "layout.schema.json"
 MM = 72 / 25.4
@@ -106,8 +108,19 @@ class Layout:
 
 
 @cache
+def _layout_schema() -> dict[str, Any]:
+    return json.loads(LAYOUT_SCHEMA.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+@cache
 def _validator() -> Any:
-    return jsonschema_rs.validator_for(json.loads(LAYOUT_SCHEMA.read_text(encoding="utf-8")))
+    return jsonschema_rs.validator_for(_layout_schema())
+
+
+@cache
+def _layout_docs() -> SchemaDocs:
+    schema = _layout_schema()
+    return SchemaDocs({schema["$id"]: schema})
 
 
 class LayoutSet:
@@ -120,9 +133,7 @@ class LayoutSet:
         self.findings: list[tuple[RecordFile, Finding]] = []
         self.env = template_env()
         if folder.is_dir():
-            for path in sorted(folder.glob("*.json")):
-                if path.name == "icons.json":
-                    continue
+            for path in layout_paths(folder):
                 self._read(path, display(path))
         for name in sorted(self.files):
             layout = self._resolve(name)
@@ -132,7 +143,10 @@ class LayoutSet:
             self._assign(layout, kinds)
 
     def _read(self, path: Path, display: str) -> None:
-        source = load_file(path, display, 5 * 1024 * 1024)
+        if path.suffix in YAML_SUFFIXES:
+            source: RecordFile = load_yaml(path, display, 5 * 1024 * 1024)
+        else:
+            source = load_file(path, display, 5 * 1024 * 1024)
         self.findings.extend((source, f) for f in source.findings)
         if not source.records or source.is_array:
             if source.records:
@@ -141,11 +155,16 @@ class LayoutSet:
         data = source.records[0]
         errors = list(_validator().iter_errors(data))
         for error in errors:
-            pointer = "".join("/" + str(p) for p in error.instance_path)
-            self.findings.append(
-                (source, Finding("layout-error", f"{error.message} (see pnp/layout.schema.json)", pointer))
-            )
+            for finding in _layout_docs().translate(error, ""):
+                message = f"{finding.message} (see pnp/layout.schema.json)"
+                self.findings.append((source, Finding("layout-error", message, finding.pointer, finding.at_key)))
         if errors:
+            return
+        if path.stem in self.files:
+            other = self.files[path.stem].source.display
+            self.findings.append(
+                (source, Finding("layout-error", f"layout {path.stem!r} is also defined in {other}; keep one"))
+            )
             return
         self.files[path.stem] = LayoutFile(path.stem, source, data)
 
@@ -221,6 +240,14 @@ class LayoutSet:
                 )
                 continue
             self.by_kind[kind] = layout
+
+
+def layout_paths(folder: Path) -> list[Path]:
+    """Layout files of a folder: *.json (but icons.json), *.yaml and *.yml, sorted."""
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if p.is_file() and (p.suffix == ".json" or p.suffix in YAML_SUFFIXES)]
+    return sorted(p for p in found if p.name != "icons.json")
 
 
 def merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:

@@ -41,98 +41,14 @@ class Site:
     asset: str = ""
 
 
-class SchemaSet:
-    """Every schema of a project, by kind, with compiled validators made on first use."""
+class SchemaDocs:
+    """Schema documents by $id, and turning validator errors into findings with messages that
+    say how to fix them (every allowed value, the closest name)."""
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.docs: dict[str, dict[str, Any]] = {}
-        self.kind_uri: dict[str, str] = {}
-        self.kind_file: dict[str, Path] = {}
-        self._validators: dict[str, Any] = {}
-        self._array_validators: dict[str, Any] = {}
-        self._sites: dict[str, tuple[Site, ...]] = {}
-        self._load()
-        self.registry = jsonschema_rs.Registry(list(self.docs.items()))
+    def __init__(self, docs: dict[str, dict[str, Any]] | None = None) -> None:
+        self.docs: dict[str, dict[str, Any]] = docs or {}
 
-    def _load(self) -> None:
-        if not self.folder.is_dir():
-            raise ConfigError(f"{self.folder}: schema folder does not exist (set 'schemas' in pnp.toml)")
-        for path in sorted(self.folder.glob(f"*{KIND_SUFFIX}")):
-            parsed = parse_bytes(path.read_bytes())
-            if not parsed.ok or parsed.findings or not isinstance(parsed.data, dict):
-                detail = parsed.findings[0].message if parsed.findings else "not a JSON object"
-                raise ConfigError(f"{path}: schema is not valid JSON: {detail}")
-            schema = parsed.data
-            try:
-                jsonschema_rs.meta.validate(schema)
-            except jsonschema_rs.ValidationError as err:
-                where = "/".join(str(p) for p in err.instance_path)
-                raise ConfigError(f"{path}: not a valid JSON Schema at /{where}: {err.message}") from None
-            uri = schema.get("$id")
-            if not isinstance(uri, str):
-                raise ConfigError(f'{path}: schema has no "$id"; add one ending in {path.name}')
-            self.docs[uri] = schema
-            kind = _declared_kind(schema)
-            stem = path.name[: -len(KIND_SUFFIX)]
-            if kind is None:
-                continue
-            if kind != stem:
-                raise ConfigError(f"{path}: declares kind {kind!r}; the file must be named {kind}{KIND_SUFFIX}")
-            self.kind_uri[kind] = uri
-            self.kind_file[kind] = path
-
-    @property
-    def kinds(self) -> list[str]:
-        return sorted(self.kind_uri)
-
-    def is_card(self, kind: str) -> bool:
-        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false)."""
-        return bool(self.docs[self.kind_uri[kind]].get("x-card", True))
-
-    def validator(self, kind: str) -> Any:
-        found = self._validators.get(kind)
-        if found is None:
-            uri = self.kind_uri[kind]
-            found = jsonschema_rs.validator_for(self.docs[uri], registry=self.registry)
-            self._validators[kind] = found
-        return found
-
-    def array_validator(self, kind: str) -> Any:
-        """Validates a whole array of records of one kind in one call (the fast path)."""
-        found = self._array_validators.get(kind)
-        if found is None:
-            wrapper = {
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "array",
-                "items": {"$ref": self.kind_uri[kind]},
-            }
-            found = jsonschema_rs.validator_for(wrapper, registry=self.registry)
-            self._array_validators[kind] = found
-        return found
-
-    def unknown_kind_message(self, kind: object) -> str:
-        known = self.kinds
-        if not isinstance(kind, str):
-            return f"kind must be a string naming a schema; known kinds: {', '.join(known)}"
-        ranked = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, kind, k).ratio())
-        close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        return f"unknown kind {kind!r}; {hint}known kinds, closest first: {', '.join(ranked)}"
-
-    # --- validation ---------------------------------------------------------------------
-
-    def validate(self, kind: str, record: Any, pointer: str) -> Iterator[Finding]:
-        """Every schema error of one record, as findings with the record's pointer prefix."""
-        for error in self.validator(kind).iter_errors(record):
-            yield from self._translate(error, pointer)
-
-    def validate_array(self, kind: str, records: list[Any]) -> Iterator[Finding]:
-        """Every schema error of an array of records of one kind (pointers start at the index)."""
-        for error in self.array_validator(kind).iter_errors(records):
-            yield from self._translate(error, "")
-
-    def _translate(self, error: Any, prefix: str) -> Iterator[Finding]:
+    def translate(self, error: Any, prefix: str) -> Iterator[Finding]:
         pointer = prefix + "".join("/" + _escape(str(p)) for p in error.instance_path)
         name = error.kind.name
         details = error.kind.as_dict()
@@ -223,16 +139,6 @@ class SchemaSet:
                     props.update(resolved[1].get("properties", {}))
         return sorted(props)
 
-    # --- declarations beyond validation ---------------------------------------------------
-
-    def sites(self, kind: str) -> tuple[Site, ...]:
-        found = self._sites.get(kind)
-        if found is None:
-            uri = self.kind_uri[kind]
-            found = tuple(_walk(self, uri, self.docs[uri], (), set()))
-            self._sites[kind] = found
-        return found
-
     def _resolve(self, base: str, ref: str) -> tuple[str, Any] | None:
         target = urljoin(base, ref)
         uri, fragment = urldefrag(target)
@@ -242,6 +148,108 @@ class SchemaSet:
                 return None
             node = node.get(part.replace("~1", "/").replace("~0", "~"))
         return (uri, node) if node is not None else None
+
+
+class SchemaSet(SchemaDocs):
+    """Every schema of a project, by kind, with compiled validators made on first use."""
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
+        self.kind_uri: dict[str, str] = {}
+        self.kind_file: dict[str, Path] = {}
+        self._validators: dict[str, Any] = {}
+        self._array_validators: dict[str, Any] = {}
+        self._sites: dict[str, tuple[Site, ...]] = {}
+        self._load()
+        self.registry = jsonschema_rs.Registry(list(self.docs.items()))
+
+    def _load(self) -> None:
+        if not self.folder.is_dir():
+            raise ConfigError(f"{self.folder}: schema folder does not exist (set 'schemas' in pnp.toml)")
+        for path in sorted(self.folder.glob(f"*{KIND_SUFFIX}")):
+            parsed = parse_bytes(path.read_bytes())
+            if not parsed.ok or parsed.findings or not isinstance(parsed.data, dict):
+                detail = parsed.findings[0].message if parsed.findings else "not a JSON object"
+                raise ConfigError(f"{path}: schema is not valid JSON: {detail}")
+            schema = parsed.data
+            try:
+                jsonschema_rs.meta.validate(schema)
+            except jsonschema_rs.ValidationError as err:
+                where = "/".join(str(p) for p in err.instance_path)
+                raise ConfigError(f"{path}: not a valid JSON Schema at /{where}: {err.message}") from None
+            uri = schema.get("$id")
+            if not isinstance(uri, str):
+                raise ConfigError(f'{path}: schema has no "$id"; add one ending in {path.name}')
+            self.docs[uri] = schema
+            kind = _declared_kind(schema)
+            stem = path.name[: -len(KIND_SUFFIX)]
+            if kind is None:
+                continue
+            if kind != stem:
+                raise ConfigError(f"{path}: declares kind {kind!r}; the file must be named {kind}{KIND_SUFFIX}")
+            self.kind_uri[kind] = uri
+            self.kind_file[kind] = path
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted(self.kind_uri)
+
+    def is_card(self, kind: str) -> bool:
+        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false)."""
+        return bool(self.docs[self.kind_uri[kind]].get("x-card", True))
+
+    def validator(self, kind: str) -> Any:
+        found = self._validators.get(kind)
+        if found is None:
+            uri = self.kind_uri[kind]
+            found = jsonschema_rs.validator_for(self.docs[uri], registry=self.registry)
+            self._validators[kind] = found
+        return found
+
+    def array_validator(self, kind: str) -> Any:
+        """Validates a whole array of records of one kind in one call (the fast path)."""
+        found = self._array_validators.get(kind)
+        if found is None:
+            wrapper = {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "array",
+                "items": {"$ref": self.kind_uri[kind]},
+            }
+            found = jsonschema_rs.validator_for(wrapper, registry=self.registry)
+            self._array_validators[kind] = found
+        return found
+
+    def unknown_kind_message(self, kind: object) -> str:
+        known = self.kinds
+        if not isinstance(kind, str):
+            return f"kind must be a string naming a schema; known kinds: {', '.join(known)}"
+        ranked = sorted(known, key=lambda k: -difflib.SequenceMatcher(None, kind, k).ratio())
+        close = difflib.get_close_matches(kind, known, n=1, cutoff=0.75)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown kind {kind!r}; {hint}known kinds, closest first: {', '.join(ranked)}"
+
+    # --- validation ---------------------------------------------------------------------
+
+    def validate(self, kind: str, record: Any, pointer: str) -> Iterator[Finding]:
+        """Every schema error of one record, as findings with the record's pointer prefix."""
+        for error in self.validator(kind).iter_errors(record):
+            yield from self.translate(error, pointer)
+
+    def validate_array(self, kind: str, records: list[Any]) -> Iterator[Finding]:
+        """Every schema error of an array of records of one kind (pointers start at the index)."""
+        for error in self.array_validator(kind).iter_errors(records):
+            yield from self.translate(error, "")
+
+    # --- declarations beyond validation ---------------------------------------------------
+
+    def sites(self, kind: str) -> tuple[Site, ...]:
+        found = self._sites.get(kind)
+        if found is None:
+            uri = self.kind_uri[kind]
+            found = tuple(_walk(self, uri, self.docs[uri], (), set()))
+            self._sites[kind] = found
+        return found
 
     def properties(self, kind: str) -> dict[str, Any]:
         """Top-level properties a kind's records may have (following $ref and allOf)."""

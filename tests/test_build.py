@@ -227,3 +227,15 @@ def test_combined_file_holds_every_kind(built: Path) -> None:
     combined = PdfReader(built / "output" / "test.pdf")
     parts = [PdfReader(p) for p in sorted((built / "output" / "test").glob("*.pdf"))]
     assert len(combined.pages) == sum(len(p.pages) for p in parts)
+
+
+def test_yaml_layout_renders_like_its_json_twin(built: Path) -> None:
+    import yaml
+
+    json_pdf = (built / "output" / "test" / "test.spell.pdf").read_bytes()
+    layout = built / "layouts" / "test-spell.json"
+    (built / "layouts" / "test-spell.yaml").write_text(yaml.safe_dump(json.loads(layout.read_text())))
+    layout.unlink()
+    done = pnp(built, "build", "--force")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (built / "output" / "test" / "test.spell.pdf").read_bytes() == json_pdf
