@@ -115,6 +115,11 @@ class KindPlan:
     blocked: bool = False  # copies or expand could not be counted: the kind is not written (like pnp build)
 
     @property
+    def units(self) -> int:
+        """Progress units: one per face and side."""
+        return len(self.faces) * len(self.sides)
+
+    @property
     def sides(self) -> tuple[Side, ...]:
         return ("front", "back") if self.renderer.has_back else ("front",)
 
@@ -207,6 +212,14 @@ class Session:
     def fresh(self, targets: list[Path], key: str) -> bool:
         return not self.options.force and bool(targets) and all(self.manifest.fresh(t, key) for t in targets)
 
+    def skip_if_fresh(self, plan: KindPlan, targets: list[Path], key: str, tick: Callable[[int], None]) -> bool:
+        """True (and the targets counted as up to date) when a kind need not be exported again."""
+        if not self.fresh(targets, key):
+            return False
+        self.skipped.extend(targets)
+        tick(plan.units)
+        return True
+
     def write(self, target: Path, data: bytes, key: str) -> None:
         atomic_write(target, lambda handle: handle.write(data))
         self.manifest.record(target, key)
@@ -222,7 +235,7 @@ class Session:
                 self.manifest.entries.pop(path.relative_to(self.manifest.folder).as_posix(), None)
 
     def progress(self, plans: list[KindPlan]) -> Callable[[int], None]:
-        return _progress(self.options.progress, sum(len(p.faces) * len(p.sides) for p in plans))
+        return _progress(self.options.progress, sum(p.units for p in plans))
 
 
 def face_names(faces: list[Face]) -> list[str]:
@@ -457,13 +470,11 @@ def run_printshop(project: Project, options: ExportOptions) -> ExportResult:
     tick = session.progress(plans)
     for plan, bleed in zip(plans, bleeds, strict=True):
         if plan.blocked:
-            tick(len(plan.faces) * len(plan.sides))
+            tick(plan.units)
             continue
         target = project.output / plan.game.folder / "printshop" / f"{plan.kind}.pdf"
         key = digest(plan.key, "printshop", round(bleed, 6), options.order)
-        if session.fresh([target], key):
-            session.skipped.append(target)
-            tick(len(plan.faces) * len(plan.sides))
+        if session.skip_if_fresh(plan, [target], key, tick):
             continue
         drawn = draw_pages(plan, bleed, options.order, f"{plan.game.title}: {plan.kind} (print shop)", tick)
         session.problems.extend(drawn.problems)
@@ -502,14 +513,12 @@ def run_png(project: Project, options: ExportOptions) -> ExportResult:
     tick = session.progress(plans)
     for plan in plans:
         if plan.blocked:
-            tick(len(plan.faces) * len(plan.sides))
+            tick(plan.units)
             continue
         folder = project.output / plan.game.folder / "png" / plan.kind
         targets = {(i, side): folder / f"{name}-{side}.png" for i, name in enumerate(plan.names) for side in plan.sides}
         key = digest(plan.key, "png", options.dpi, options.with_bleed)
-        if session.fresh(list(targets.values()), key):
-            session.skipped.extend(targets.values())
-            tick(len(plan.faces) * len(plan.sides))
+        if session.skip_if_fresh(plan, list(targets.values()), key, tick):
             continue
         drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, no_tick)  # ticks as it rasterises
         session.problems.extend(drawn.problems)
@@ -593,7 +602,7 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
     tick = session.progress(plans)
     for plan in plans:
         if plan.blocked:
-            tick(len(plan.faces) * len(plan.sides))
+            tick(plan.units)
             continue
         folder = project.output / plan.game.folder / "tts"
         ranges = split_sheets(len(plan.faces))
@@ -605,12 +614,9 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
         planned = [
             folder / f"{plan.kind}-{n}{suffix}" for n in range(1, len(ranges) + 1) for suffix in (".png", ".json")
         ]
-        if session.fresh(planned, key):
-            backs = _tts_backs(planned)
-            if backs and session.fresh(backs, key):
-                session.skipped.extend([*planned, *backs])
-                tick(len(plan.faces) * len(plan.sides))
-                continue
+        backs = _tts_backs(planned) if session.fresh(planned, key) else []
+        if backs and session.skip_if_fresh(plan, [*planned, *backs], key, tick):
+            continue
         drawn = draw_pages(plan, plan.renderer.bleed, "front-back", plan.kind, no_tick)  # ticks as it rasterises
         session.problems.extend(drawn.problems)
         if drawn.failed:

@@ -46,7 +46,10 @@ class RecordFile:
                 offset = locate(text, finding.pointer, finding.at_key, self._items)
             except ValueError:  # the file did not parse: point at its start
                 offset = 0
-        line, column = line_col(text, offset)
+        return self.problem(finding, *line_col(text, offset))
+
+    def problem(self, finding: Finding, line: int, column: int) -> Problem:
+        """The finding as printed: this file's name, the position, the code's severity."""
         return Problem(
             file=self.display,
             line=line,

@@ -9,7 +9,8 @@ from typing import Any
 
 import yaml
 
-from pnp.problems import Finding, Problem, severity_of
+from pnp.jsonfile import line_col
+from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -22,23 +23,12 @@ class YamlFile(RecordFile):
     node: Any = None
 
     def locate(self, finding: Finding) -> Problem:
-        line, column = 1, 1
         if finding.offset is not None:
-            text = self.raw.decode("utf-8", errors="replace")
-            line = text.count("\n", 0, finding.offset) + 1
-            column = finding.offset - (text.rfind("\n", 0, finding.offset) + 1) + 1
-        elif self.node is not None:
-            mark = _mark_at(self.node, finding.pointer, finding.at_key)
-            line, column = mark.line + 1, mark.column + 1
-        return Problem(
-            file=self.display,
-            line=line,
-            column=column,
-            pointer=finding.pointer,
-            code=finding.code,
-            severity=severity_of(finding),
-            message=finding.message,
-        )
+            return self.problem(finding, *line_col(self.raw.decode("utf-8", errors="replace"), finding.offset))
+        if self.node is None:
+            return self.problem(finding, 1, 1)
+        mark = _mark_at(self.node, finding.pointer, finding.at_key)
+        return self.problem(finding, mark.line + 1, mark.column + 1)
 
 
 def _mark_at(node: Any, pointer: str, at_key: bool) -> Any:
