@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402 - a sibling module: the benchmarks run as scripts
 import raw_reportlab as raw  # noqa: E402 - the baseline's constants are the layout's single source
 
 REPO = Path(__file__).resolve().parents[1]
@@ -327,11 +328,7 @@ def generate(root: Path, cards: int) -> Project:
 
 
 def tool(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if not found:
-        sys.exit(f"build_bench: {name} not found next to {sys.executable} or on PATH")
-    return found
+    return benchlib.tool(name, "build_bench")
 
 
 @dataclass

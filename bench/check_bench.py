@@ -39,6 +39,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import benchlib  # noqa: E402 - a sibling module: the benchmarks run as scripts
+
 REPO = Path(__file__).resolve().parents[1]
 KIND = "bench.card"
 CARD_URI = "https://pnp.invalid/schemas/bench.card.schema.json"
@@ -228,11 +230,7 @@ def write_cjs_schema(root: Path) -> Path:
 
 
 def tool(name: str) -> str:
-    beside = Path(sys.executable).parent / name
-    found = str(beside) if beside.exists() else shutil.which(name)
-    if not found:
-        sys.exit(f"check_bench: {name} not found next to {sys.executable} or on PATH")
-    return found
+    return benchlib.tool(name, "check_bench")
 
 
 @dataclass
