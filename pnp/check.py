@@ -85,8 +85,8 @@ def load_project_records(project: Project, extra: Iterable[Path] = ()) -> Loaded
     was_enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small containers: collection only costs time here
     try:
-        for path in iter_record_paths([*roots, *extra]):
-            record_file = load_file(path, project.display(path), project.max_file_bytes)
+        for path, display in iter_record_paths([*roots, *extra], project.display):
+            record_file = load_file(path, display, project.max_file_bytes)
             files.append(record_file)
             findings.extend((record_file, f) for f in record_file.findings)
             kinds = set(_validate_file(schemas, record_file, findings))
@@ -179,17 +179,23 @@ def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Findin
 
 
 def run_check(project: Project, options: CheckOptions) -> CheckResult:
+    return check_project(project, options)[1]
+
+
+def check_project(project: Project, options: CheckOptions) -> tuple[LoadedProject, CheckResult]:
+    """The result, and the loaded records (a caller about to exit may skip freeing them)."""
     checked_paths = [p.resolve() for p in options.paths]
     extra = [p for p in checked_paths if not p.is_relative_to(project.records)]
     loaded = load_project_records(project, extra)
     problems = check_loaded(loaded, options, checked_paths)
     files = [f for f in loaded.files if _is_checked(f, checked_paths)]
-    return CheckResult(
+    result = CheckResult(
         problems=tuple(problems),
         files=len(files),
         records=sum(len(f.records) for f in files),
         strict=options.strict,
     )
+    return loaded, result
 
 
 def _is_checked(record_file: RecordFile, checked_paths: list[Path]) -> bool:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,18 +62,63 @@ class RecordFile:
         )
 
 
-def iter_record_paths(roots: Iterable[Path]) -> Iterator[Path]:
-    """Every *.json file under the given files and folders, sorted, hidden folders skipped."""
-    seen: set[Path] = set()
+def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> Iterator[tuple[Path, str]]:
+    """(path, display name) of every *.json file under the given files and folders.
+
+    Sorted as pathlib sorts (by path components), hidden folders and files skipped, each file
+    once even when reached twice (by two roots or through a symlink). Walked with os.scandir,
+    and a folder's display name computed once: this runs for every file of a large project.
+    """
+    seen: set[tuple[int, int]] = set()
     for root in roots:
-        candidates = [root] if root.is_file() else sorted(root.rglob("*.json"))
-        for path in candidates:
-            if any(part.startswith(".") for part in path.relative_to(root).parts if root.is_dir()):
+        if not root.is_dir():
+            if root.is_file() and _first_visit(seen, os.stat(root)):
+                yield root, display(root)
+            continue
+        found: list[tuple[list[str], str]] = []
+        _walk_json(str(root), [], found, {_inode(os.stat(root))})
+        found.sort(key=lambda item: item[0])
+        base = display(root)
+        for parts, full in found:
+            try:
+                stat = os.stat(full)
+            except OSError:
+                stat = os.lstat(full)  # a dangling symlink: load_file reports it
+            if _first_visit(seen, stat):
+                yield Path(full), os.path.join(base, *parts)
+
+
+def _walk_json(folder: str, parts: list[str], found: list[tuple[list[str], str]], active: set[tuple[int, int]]) -> None:
+    """Collect (relative parts, path) of *.json files; symlinked folders followed, loops cut."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        if name.endswith(".json") and not entry.is_dir():
+            found.append(([*parts, name], entry.path))
+        elif entry.is_dir():
+            try:
+                marker = _inode(entry.stat())
+            except OSError:
                 continue
-            resolved = path.resolve()
-            if resolved not in seen:
-                seen.add(resolved)
-                yield path
+            if marker not in active:
+                _walk_json(entry.path, [*parts, name], found, active | {marker})
+
+
+def _inode(stat: os.stat_result) -> tuple[int, int]:
+    return stat.st_dev, stat.st_ino
+
+
+def _first_visit(seen: set[tuple[int, int]], stat: os.stat_result) -> bool:
+    marker = _inode(stat)
+    if marker in seen:
+        return False
+    seen.add(marker)
+    return True
 
 
 def load_file(path: Path, display: str, max_bytes: int) -> RecordFile:

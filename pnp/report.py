@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import IO, Any
+
+import orjson
 
 from pnp import __version__
 from pnp.check import CheckResult
@@ -48,7 +49,12 @@ def report_json(result: CheckResult, out: IO[str]) -> None:
         "warnings": result.warnings,
         "problems": [problem_dict(p) for p in result.problems],
     }
-    out.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    out.write(_dumps(payload))
+
+
+def _dumps(payload: dict[str, Any]) -> str:
+    """Indented JSON, as json.dumps(indent=2, ensure_ascii=False) writes it, by orjson (faster)."""
+    return orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode("utf-8")
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:
@@ -115,7 +121,7 @@ def report_sarif(result: CheckResult, out: IO[str]) -> None:
             }
         ],
     }
-    out.write(json.dumps(sarif, indent=2, ensure_ascii=False) + "\n")
+    out.write(_dumps(sarif))
 
 
 REPORTER_BY_NAME: dict[str, Callable[[CheckResult, IO[str]], None]] = {

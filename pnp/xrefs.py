@@ -13,10 +13,10 @@ import difflib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import methodcaller
 from pathlib import Path
 from typing import Any
-
-from rapidfuzz import fuzz, process
 
 from pnp.jsonfile import locate
 from pnp.problems import Finding
@@ -34,10 +34,19 @@ class Index:
     first: dict[str, tuple[str, RecordFile, int]] = field(default_factory=dict)
     duplicates: dict[str, list[tuple[str, RecordFile, int]]] = field(default_factory=dict)
     files_by_kind: dict[str, list[RecordFile]] = field(default_factory=dict)
+    ids_by_kind: dict[str, set[str]] = field(default_factory=dict)
+    uniform: set[int] = field(default_factory=set)  # id() of files whose records all have one kind and an id
+    _ids_of: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
     _by_field: dict[tuple[tuple[str, ...], str], dict[Any, str]] = field(default_factory=dict)
     _sorted: list[str] | None = None
 
     def add_file(self, record_file: RecordFile, kinds: Iterable[str]) -> None:
+        kinds = tuple(kinds)
+        for kind in kinds:
+            self.files_by_kind.setdefault(kind, []).append(record_file)
+            self.ids_by_kind.setdefault(kind, set())
+        if len(kinds) == 1 and self._add_uniform(record_file, kinds[0]):
+            return
         first = self.first
         for index, record in enumerate(record_file.records):
             if type(record) is not dict:
@@ -49,8 +58,38 @@ class Index:
             seen = first.setdefault(rid, entry)  # type: ignore[arg-type]
             if seen is not entry:
                 self.duplicates.setdefault(rid, [seen]).append(entry)  # type: ignore[arg-type]
-        for kind in kinds:
-            self.files_by_kind.setdefault(kind, []).append(record_file)
+            elif type(entry[0]) is str and entry[0] in self.ids_by_kind:
+                self.ids_by_kind[entry[0]].add(rid)
+
+    def _add_uniform(self, record_file: RecordFile, kind: str) -> bool:
+        """The common file: records of one kind with string ids, none seen before. C-level loops.
+
+        Returns False (and adds nothing) when the file is not like that; the caller then walks it.
+        """
+        records = record_file.records
+        try:
+            ids = [record["id"] for record in records]
+            if [record["kind"] for record in records].count(kind) != len(records):
+                return False
+        except (TypeError, KeyError):
+            return False
+        if set(map(type, ids)) != {str}:
+            return False
+        entries = dict(zip(ids, zip(repeat(kind), repeat(record_file), range(len(ids))), strict=True))
+        if len(entries) != len(ids) or not self.first.keys().isdisjoint(entries):
+            return False
+        self.first.update(entries)
+        self.ids_by_kind[kind].update(ids)
+        self.uniform.add(id(record_file))
+        return True
+
+    def ids_of(self, kinds: tuple[str, ...]) -> set[str]:
+        """Ids whose first record is one of `kinds` (what a reference to those kinds accepts)."""
+        found = self._ids_of.get(kinds)
+        if found is None:
+            found = set().union(*(self.ids_by_kind.get(kind, ()) for kind in kinds))
+            self._ids_of[kinds] = found
+        return found
 
     def records_of(self, kind: str) -> Iterator[tuple[RecordFile, int, dict[str, Any]]]:
         for record_file in self.files_by_kind.get(kind, []):
@@ -96,6 +135,8 @@ class Index:
 
     @staticmethod
     def _ranked(wanted: str, candidates: Iterable[str]) -> list[str]:
+        from rapidfuzz import fuzz, process  # only when a reference dangles: keeps start-up short
+
         scored = process.extract(wanted, sorted(set(candidates)), scorer=fuzz.ratio, limit=None, score_cutoff=60)
         return [choice for choice, _, _ in sorted(scored, key=lambda s: (-s[1], s[0]))[:3]]
 
@@ -163,23 +204,32 @@ def check_records(
     slow = [s for s in sites if not (len(s.path) == 1 and (s.what == "text" or (s.what == "ref" and s.by == "id")))]
     for record_file in index.files_by_kind.get(kind, []):
         records = record_file.records
-        # comprehensions keep the per-record cost of the common, clean case at C-loop level
+        uniform = id(record_file) in index.uniform
+        # comprehensions and set operations keep the clean case's per-record cost at C level
         for site, key in fast_refs:
-            targets = frozenset(site.kinds)
-            suspects = [
-                i
-                for i, r in enumerate(records)
-                if type(r) is dict
-                and (v := r.get(key)) is not None
-                and not (type(v) is str and (e := first.get(v)) is not None and e[0] in targets)
-                and r.get("kind") == kind
-            ]
+            unresolved = _unresolved(records, key, index.ids_of(site.kinds)) if uniform else None
+            if unresolved is not None:
+                if not unresolved:
+                    continue
+                suspects = [i for i, value in enumerate(map(methodcaller("get", key), records)) if value in unresolved]
+            else:
+                targets = frozenset(site.kinds)
+                suspects = [
+                    i
+                    for i, r in enumerate(records)
+                    if type(r) is dict
+                    and (v := r.get(key)) is not None
+                    and not (type(v) is str and (e := first.get(v)) is not None and e[0] in targets)
+                    and r.get("kind") == kind
+                ]
             for i in suspects:
                 pointer = f"{record_file.pointer(i)}/{_escape(key)}"
                 finding = _reference_problem(index, site, records[i][key], pointer)
                 if finding is not None:
                     yield record_file, finding
         for key in fast_texts:
+            if uniform and _all_icons_known(records, key, icons):
+                continue
             suspects = [
                 i
                 for i, r in enumerate(records)
@@ -200,6 +250,30 @@ def check_records(
                     if site.path and site.path[0] not in record:
                         continue
                     yield from _site_problems(index, site, record_file, i, record, icons, root)
+
+
+def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str]) -> set[Any] | None:
+    """The values of `key` (where present) that name no accepted id: one set difference.
+
+    None when a value cannot be put in a set; the caller then looks record by record.
+    """
+    try:
+        named = set(map(methodcaller("get", key), records))
+    except TypeError:  # an unhashable value: the schema reports it
+        return None
+    named.discard(None)
+    return named.difference(accepted)
+
+
+def _all_icons_known(records: list[dict[str, Any]], key: str, icons: frozenset[str]) -> bool:
+    """Whether every {icon} in the records' `key` texts is known: one regex over all of them.
+
+    The texts are joined by newlines, which an icon name cannot contain, so no match spans two.
+    """
+    texts = list(map(methodcaller("get", key), records))
+    if set(map(type, texts)) - {str, type(None)}:
+        return False
+    return icons.issuperset(ICON.findall("\n".join(filter(None, texts))))
 
 
 def _site_problems(
