@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from pnp.jsonfile import json_type, parse_bytes
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile, iter_record_paths, load_file
 from pnp.schemas import SchemaSet
+from pnp.workers import Child, can_fork
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,7 @@ class CheckOptions:
     select: frozenset[str] = frozenset()
     strict: bool = False
     render: bool = False
+    jobs: int = 0  # processes that validate; 0: as many as useful (see auto_jobs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +59,23 @@ class LoadedProject:
     files: list[RecordFile]
     index: xrefs.Index
     kinds_by_file: dict[int, set[str]]
-    findings: list[tuple[RecordFile, Finding]]
+    _findings: list[tuple[RecordFile, Finding]]
+    _pending: list[tuple[Child[list[list[Finding]]], list[tuple[Path, str]], dict[Path, RecordFile]]] = field(
+        default_factory=list
+    )
 
     def records(self, kind: str) -> Iterator[tuple[RecordFile, int, dict[str, Any]]]:
         return self.index.records_of(kind)
+
+    @property
+    def findings(self) -> list[tuple[RecordFile, Finding]]:
+        """Parse and schema findings of every file; waits for validating children, if any."""
+        for child, share, by_path in self._pending:
+            reported = child.result() or _validate_share(self.schemas, share, self.project.max_file_bytes)
+            for (path, _), file_findings in zip(share, reported, strict=True):
+                self._findings.extend((by_path[path], f) for f in file_findings)
+        self._pending.clear()
+        return self._findings
 
 
 def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
@@ -74,10 +90,30 @@ def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
     return icons
 
 
-def load_project_records(project: Project, extra: Iterable[Path] = ()) -> LoadedProject:
-    """Load and schema-validate every record file of the project (and `extra` paths)."""
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, forking costs more than it saves
+
+
+def auto_jobs() -> int:
+    """Two processes where there are two cores: past that, this process's own parsing and
+    cross-checks dominate, and more children only share the validation."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+def load_project_records(
+    project: Project, extra: Iterable[Path] = (), jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES
+) -> LoadedProject:
+    """Load and schema-validate every record file of the project (and `extra` paths).
+
+    With `jobs` > 1, forked children validate files (see `_validation_shares`) while this
+    process parses every file, indexes the records and cross-checks them; the children's
+    findings, already located, are collected when `findings` is first read.
+    """
     schemas = SchemaSet(project.schemas)
     roots = [project.records] if project.records.is_dir() else []
+    paths = list(iter_record_paths([*roots, *extra], project.display))
+    shares = _validation_shares(paths, jobs, min_bytes)
+    children = [Child(_validate_share, schemas, share, project.max_file_bytes) for share in shares]
+    delegated = {path for share in shares for path, _ in share}
     files: list[RecordFile] = []
     findings: list[tuple[RecordFile, Finding]] = []
     kinds_by_file: dict[int, set[str]] = {}
@@ -85,18 +121,60 @@ def load_project_records(project: Project, extra: Iterable[Path] = ()) -> Loaded
     was_enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small containers: collection only costs time here
     try:
-        for path, display in iter_record_paths([*roots, *extra], project.display):
-            record_file = load_file(path, display, project.max_file_bytes)
+        by_path: dict[Path, RecordFile] = {}
+        for path, display in paths:
+            mine = path not in delegated
+            record_file = load_file(path, display, project.max_file_bytes, check_duplicates=mine)
             files.append(record_file)
-            findings.extend((record_file, f) for f in record_file.findings)
-            kinds = set(_validate_file(schemas, record_file, findings))
+            by_path[path] = record_file
+            if mine:
+                findings.extend((record_file, f) for f in record_file.findings)
+                kinds = set(_validate_file(schemas, record_file, findings))
+            else:
+                kinds = _kinds_of(schemas, record_file.records)
             kinds_by_file[id(record_file)] = kinds
             index.add_file(record_file, kinds)
     finally:
         gc.freeze()  # the loaded records live to the end: later collections need not walk them
         if was_enabled:
             gc.enable()
-    return LoadedProject(project, schemas, files, index, kinds_by_file, findings)
+    pending = [(child, share, by_path) for child, share in zip(children, shares, strict=True)]
+    return LoadedProject(project, schemas, files, index, kinds_by_file, findings, pending)
+
+
+def _validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) -> list[list[tuple[Path, str]]]:
+    """The files each of `jobs` - 1 children validates: all of them, split evenly.
+
+    This process parses every file anyway (the cross-checks need the records) and then
+    cross-checks, which takes about as long as validating everything. No children for projects
+    under `min_bytes`, where forking costs more than it saves, or where there is no fork.
+    """
+    if jobs <= 1 or not can_fork() or not paths:
+        return []
+    if min_bytes and sum(os.stat(path).st_size for path, _ in paths if os.path.isfile(path)) < min_bytes:
+        return []
+    return [share for share in (paths[i :: jobs - 1] for i in range(jobs - 1)) if share]
+
+
+def _validate_share(schemas: SchemaSet, share: list[tuple[Path, str]], max_bytes: int) -> list[list[Finding]]:
+    """Each file's parse and schema findings, with exact offsets (the parent keeps no raw text)."""
+    reported: list[list[Finding]] = []
+    for path, display in share:
+        record_file = load_file(path, display, max_bytes)
+        found = [(record_file, f) for f in record_file.findings]
+        for _ in _validate_file(schemas, record_file, found):
+            pass
+        reported.append([replace(f, offset=record_file.offset_of(f)) for _, f in found])
+    return reported
+
+
+def _kinds_of(schemas: SchemaSet, records: list[Any]) -> set[str]:
+    """The known kinds among a file's records: what `_validate_file` yields, without validating."""
+    try:
+        kinds = {record["kind"] for record in records}
+    except (TypeError, KeyError):
+        kinds = {k for r in records if type(r) is dict and type(k := r.get("kind")) is str}
+    return {k for k in kinds if type(k) is str and k in schemas.kind_uri}
 
 
 def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[RecordFile, Finding]]) -> Iterator[str]:
@@ -186,7 +264,10 @@ def check_project(project: Project, options: CheckOptions) -> tuple[LoadedProjec
     """The result, and the loaded records (a caller about to exit may skip freeing them)."""
     checked_paths = [p.resolve() for p in options.paths]
     extra = [p for p in checked_paths if not p.is_relative_to(project.records)]
-    loaded = load_project_records(project, extra)
+    if options.jobs:  # asked for: used whatever the project's size
+        loaded = load_project_records(project, extra, options.jobs, min_bytes=0)
+    else:
+        loaded = load_project_records(project, extra, auto_jobs())
     problems = check_loaded(loaded, options, checked_paths)
     files = [f for f in loaded.files if _is_checked(f, checked_paths)]
     result = CheckResult(
@@ -210,8 +291,8 @@ def check_loaded(
 ) -> list[Problem]:
     """Every problem of a loaded project, located, filtered and sorted."""
     checked = checked_paths or []
-    all_findings = list(loaded.findings)
-    all_findings.extend(cross_check(loaded))
+    cross = list(cross_check(loaded))  # first: validating children, if any, work meanwhile
+    all_findings = [*loaded.findings, *cross]
     if options.render:
         from pnp.build import render_findings
 

@@ -37,17 +37,18 @@ class RecordFile:
         return self._text
 
     def locate(self, finding: Finding) -> Problem:
-        text = self.text
+        return self.problem(finding, *line_col(self.text, self.offset_of(finding)))
+
+    def offset_of(self, finding: Finding) -> int:
+        """Character offset in `text` of what the finding is about."""
         if finding.offset is not None:
-            offset = finding.offset
-        else:
-            try:
-                if self.is_array and self._items is None:
-                    self._items = item_offsets(text, len(self.records))
-                offset = locate(text, finding.pointer, finding.at_key, self._items)
-            except ValueError:  # the file did not parse: point at its start
-                offset = 0
-        return self.problem(finding, *line_col(text, offset))
+            return finding.offset
+        try:
+            if self.is_array and self._items is None:
+                self._items = item_offsets(self.text, len(self.records))
+            return locate(self.text, finding.pointer, finding.at_key, self._items)
+        except ValueError:  # the file did not parse: point at its start
+            return 0
 
     def problem(self, finding: Finding, line: int, column: int) -> Problem:
         """The finding as printed: this file's name, the position, the code's severity."""
@@ -121,7 +122,12 @@ def _first_visit(seen: set[tuple[int, int]], stat: os.stat_result) -> bool:
     return True
 
 
-def load_file(path: Path, display: str, max_bytes: int) -> RecordFile:
+def load_file(path: Path, display: str, max_bytes: int, check_duplicates: bool = True) -> RecordFile:
+    """Read and parse one record file; problems become its findings.
+
+    `check_duplicates=False` skips the duplicate-key check (see parse_bytes) for a file whose
+    findings another process reports.
+    """
     try:
         size = path.stat().st_size
         if size > max_bytes:
@@ -136,7 +142,7 @@ def load_file(path: Path, display: str, max_bytes: int) -> RecordFile:
     except OSError as err:
         finding = Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)
         return RecordFile(path, display, b"", [], False, [finding])
-    parsed: Parsed = parse_bytes(raw)
+    parsed: Parsed = parse_bytes(raw, check_duplicates)
     record_file = RecordFile(path, display, raw, [], False, list(parsed.findings), parsed.text)
     if not parsed.ok:
         return record_file

@@ -19,3 +19,21 @@ def test_case(name: str) -> None:
         assert outcome.problems == spec["problems"]
     else:
         assert outcome.stdout == spec["stdout"]
+
+
+PARALLEL_CASES = [name for name in CASE_NAMES if not name.startswith("schema-")]
+
+
+@pytest.mark.parametrize("name", PARALLEL_CASES)
+def test_case_with_validating_children(name: str) -> None:
+    """`--jobs 3` (this process and two forked validators) reports exactly the same problems."""
+    folder = CASES / name
+    spec = load_expected(folder)
+    spec = {**spec, "args": [*spec.get("args", []), "--jobs", "3"]}
+    outcome = run_case(folder, spec)
+    assert "Traceback" not in outcome.stderr, outcome.stderr
+    assert outcome.exit_code == spec["exit"], outcome.stdout + outcome.stderr
+    if "problems" in spec:
+        assert outcome.problems == spec["problems"]
+    else:
+        assert outcome.stdout == spec["stdout"]
