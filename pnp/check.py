@@ -157,7 +157,7 @@ def _validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int)
 
 
 def _validate_share(schemas: SchemaSet, share: list[tuple[Path, str]], max_bytes: int) -> list[list[Finding]]:
-    """Each file's parse and schema findings, with exact offsets (the parent keeps no raw text)."""
+    """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
     reported: list[list[Finding]] = []
     for path, display in share:
         record_file = load_file(path, display, max_bytes)
