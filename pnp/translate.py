@@ -539,7 +539,7 @@ def overflow_findings(
         entry = localized.index.first.get(record_id)
         return entry[1].records[entry[2]] if entry else None
 
-    found: dict[tuple[str, str], Located] = {}
+    found: dict[tuple[int, str], Located] = {}  # one problem per entry and element (a label shows on every card)
     for kind in kinds_to_build(localized, local_layouts, ()):
         renderer = Renderer(local_layouts.by_kind[kind], project.root, icons, lookup)
         faces, _ = expand_faces(renderer, [(None, r) for _, _, r in localized.records(kind)])
@@ -549,12 +549,12 @@ def overflow_findings(
             continue  # reported by pnp build
         for sheet_issue in issues:
             issue = sheet_issue.issue
-            if issue.code != "text-overflow" or (issue.record_id, issue.element) in found:
+            if issue.code != "text-overflow":
                 continue
             entry = _entry_shown(layouts.by_kind[kind], layouts, catalog, issue.record_id, issue.element)
-            if entry is not None:
+            if entry is not None and (entry.offset, issue.element) not in found:
                 message = f"{catalog.lang}: record {issue.record_id!r}: {issue.message}"
-                found[(issue.record_id, issue.element)] = (
+                found[(entry.offset, issue.element)] = (
                     catalog.file,
                     Finding("text-overflow", message, offset=entry.offset),
                 )

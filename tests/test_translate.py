@@ -1,0 +1,239 @@
+"""Translations on a fixture game of its own (tests/translate_project: English source, German and
+Polish catalogs): every problem code located at its catalog line, and the built PDFs' text."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "translate_project"
+
+
+def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def check(project: Path, *args: str) -> tuple[int, list[dict[str, Any]]]:
+    done = pnp(project, "check", "--format", "json", *args)
+    assert done.returncode in (0, 1), done.stderr
+    return done.returncode, json.loads(done.stdout)["problems"]
+
+
+def copy_project(tmp_path: Path) -> Path:
+    target = tmp_path / "game"
+    shutil.copytree(FIXTURE, target, ignore=shutil.ignore_patterns("output"))
+    return target
+
+
+def msgstr_line(po: Path, context: str, msgid: str | None = None) -> int:
+    """1-based line of the msgstr of the entry with this msgctxt (and msgid), read from the file."""
+    lines = po.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines):
+        if line == f'msgctxt "{context}"' and (msgid is None or lines[i + 1] == f'msgid "{msgid}"'):
+            return next(j for j in range(i, len(lines)) if lines[j].startswith("msgstr")) + 1
+    raise AssertionError(f"no entry {context} in {po}")
+
+
+def set_msgstr(po: Path, context: str, text: str, msgid: str | None = None) -> None:
+    lines = po.read_text(encoding="utf-8").split("\n")
+    at = msgstr_line(po, context, msgid) - 1
+    lines[at] = "msgstr " + json.dumps(text, ensure_ascii=False)
+    po.write_text("\n".join(lines), encoding="utf-8")
+
+
+def edit_record(project: Path, record_id: str, field: str, value: str) -> None:
+    path = project / "cards" / "heroes.json"
+    text = path.read_text(encoding="utf-8")
+    records = json.loads(text)
+    old = next(r for r in records if r["id"] == record_id)[field]
+    path.write_text(text.replace(json.dumps(old), json.dumps(value)), encoding="utf-8")
+
+
+def codes(problems: list[dict[str, Any]]) -> list[tuple[str, int, str, str]]:
+    return [(p["file"], p["line"], p["severity"], p["code"]) for p in problems]
+
+
+@pytest.fixture()
+def game(tmp_path: Path) -> Path:
+    return copy_project(tmp_path)
+
+
+def test_the_fixture_is_clean_in_every_language(game: Path) -> None:
+    status, problems = check(game, "--render")
+    assert (status, problems) == (0, [])
+
+
+def test_missing_translation_is_a_warning_at_its_msgstr(game: Path) -> None:
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "knight/title", "")
+    status, problems = check(game)
+    assert status == 0
+    assert codes(problems) == [("translations/de.po", msgstr_line(po, "knight/title"), "warning", "missing-translation")]
+    assert "knight/title is not translated" in problems[0]["message"]
+
+
+def test_missing_catalog_and_missing_entry(game: Path) -> None:
+    (game / "translations" / "pl.po").unlink()
+    heroes = game / "cards" / "heroes.json"
+    heroes.write_text(heroes.read_text().replace('"name": "Healer",', '"name": "Healer", "title": "Mender",'))
+    _, problems = check(game)
+    assert codes(problems) == [
+        ("translations/de.po", 1, "warning", "missing-translation"),
+        ("translations/pl.po", 1, "warning", "missing-translation"),
+    ]
+    assert "no entry for healer/title ('Mender', cards/heroes.json:6)" in problems[0]["message"]
+    assert "no catalog for language 'pl'" in problems[1]["message"]
+
+
+def test_stale_after_the_english_text_changes(game: Path) -> None:
+    de, pl = game / "translations" / "de.po", game / "translations" / "pl.po"
+    edit_record(game, "healer", "ability", "Heal a wounded hero anywhere.")
+    status, problems = check(game)
+    assert status == 0  # stale is a warning: the old translation still prints
+    assert codes(problems) == [
+        ("translations/de.po", msgstr_line(de, "healer/ability"), "warning", "stale-translation"),
+        ("translations/pl.po", msgstr_line(pl, "healer/ability"), "warning", "stale-translation"),
+    ]
+    assert "was 'Heal a wounded hero next to you.', now 'Heal a wounded hero anywhere.'" in problems[0]["message"]
+    # extract updates the msgid, marks the entry fuzzy and keeps the old source as #| msgid
+    assert pnp(game, "translate", "extract").returncode == 0
+    text = de.read_text(encoding="utf-8")
+    assert '#, fuzzy\n#| msgid "Heal a wounded hero next to you."\nmsgctxt "healer/ability"' in text
+    assert 'msgstr "Heile einen verwundeten Helden neben dir."' in text
+    _, problems = check(game)
+    assert codes(problems)[0] == ("translations/de.po", msgstr_line(de, "healer/ability"), "warning", "stale-translation")
+    # the translator updates the text and removes the flag: clean again
+    de.write_text(text.replace('#, fuzzy\n#| msgid "Heal a wounded hero next to you."\n', ""), encoding="utf-8")
+    set_msgstr(de, "healer/ability", "Heile einen verwundeten Helden irgendwo.")
+    _, problems = check(game)
+    assert [p["file"] for p in problems] == ["translations/pl.po"]
+
+
+def test_unknown_id_and_pointer(game: Path) -> None:
+    po = game / "translations" / "de.po"
+    text = po.read_text(encoding="utf-8")
+    text = text.replace('msgctxt "archer/title"', 'msgctxt "archr/title"')
+    text = text.replace('msgctxt "knight/title"', 'msgctxt "knight/motto"')
+    po.write_text(text, encoding="utf-8")
+    status, problems = check(game)
+    assert status == 1
+    unknown = [p for p in problems if p["code"] == "unknown-translation"]
+    assert codes(unknown) == [
+        ("translations/de.po", msgstr_line(po, "archr/title"), "error", "unknown-translation"),
+        ("translations/de.po", msgstr_line(po, "knight/motto"), "error", "unknown-translation"),
+    ]
+    assert "no record has id 'archr' (did you mean 'archer'?)" in unknown[0]["message"]
+    assert "record 'knight' has no translatable text at /motto; it has: /ability, /name, /title" in unknown[1]["message"]
+    # ... and the real entries are now missing; extract turns the unknown ones obsolete (#~)
+    assert {p["code"] for p in problems} == {"unknown-translation", "missing-translation"}
+    assert pnp(game, "translate", "extract").returncode == 0
+    assert '#~ msgctxt "archr/title"' in po.read_text(encoding="utf-8")
+    _, problems = check(game)
+    assert {p["code"] for p in problems} == {"missing-translation"}
+
+
+def test_unknown_layout_string(game: Path) -> None:
+    po = game / "translations" / "de.po"
+    layout = game / "layouts" / "tale-hero.json"
+    layout.write_text(layout.read_text().replace('"text": "Hero"', '"text": "Champion"'))
+    _, problems = check(game)
+    found = {(p["code"], p["line"]) for p in problems if p["file"] == "translations/de.po"}
+    assert ("unknown-translation", msgstr_line(po, "layout:tale-hero", "Hero")) in found
+    assert ("missing-translation", 1) in found
+    message = next(p["message"] for p in problems if p["code"] == "unknown-translation")
+    assert "layout 'tale-hero' no longer shows 'Hero'" in message
+
+
+def test_markup_that_differs_from_the_source(game: Path) -> None:
+    po = game / "translations" / "pl.po"
+    set_msgstr(po, "archer/ability", "Strzał: zadaj 2 obrażenia.")  # lost {sword}
+    set_msgstr(po, "knight/ability", "Straż: zyskaj {shield} 1.")  # lost *bold*
+    status, problems = check(game)
+    assert status == 1
+    assert codes(problems) == [
+        ("translations/pl.po", msgstr_line(po, "archer/ability"), "error", "translation-markup"),
+        ("translations/pl.po", msgstr_line(po, "knight/ability"), "error", "translation-markup"),
+    ]
+    assert "has markup none but the source has {sword}" in problems[0]["message"]
+    assert "has markup {shield} but the source has {shield} *bold*" in problems[1]["message"]
+
+
+def test_characters_the_font_cannot_draw(game: Path) -> None:
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "archer/name", "Bogenschützin 弓")
+    status, problems = check(game)
+    assert status == 1
+    assert codes(problems) == [
+        ("translations/de.po", msgstr_line(po, "archer/name"), "error", "undrawable-character"),
+    ]
+    assert "DejaVuSans-Bold cannot draw '弓' U+5F13" in problems[0]["message"]
+
+
+def test_catalog_that_cannot_be_read(game: Path) -> None:
+    (game / "translations" / "de.po").write_text('msgid "a"\nmsgstr "b"\nthis is not gettext\n', encoding="utf-8")
+    status, problems = check(game)
+    assert status == 1
+    assert codes(problems) == [("translations/de.po", 1, "error", "catalog-error")]
+
+
+LONG_GERMAN = (
+    "Einmal schießen: füge einem Gegner in deiner Reichweite {sword} 2 Schaden zu; "
+    "danach darfst du dich um ein Feld bewegen, wenn kein Gegner neben dir steht."
+)
+
+
+def test_overflow_only_the_german_text_causes(game: Path) -> None:
+    de = game / "translations" / "de.po"
+    set_msgstr(de, "archer/ability", LONG_GERMAN)
+    assert check(game)[1] == []  # drawing only with --render, as for the source
+    status, problems = check(game, "--render")
+    assert status == 1
+    assert codes(problems) == [("translations/de.po", msgstr_line(de, "archer/ability"), "error", "text-overflow")]
+    assert problems[0]["message"].startswith("de: record 'archer': text of element 'ability' (field 'ability')")
+    # pnp build --lang de stops on it, located the same way; Polish still builds
+    done = pnp(game, "build", "--lang", "de")
+    assert done.returncode == 1
+    assert f"translations/de.po:{msgstr_line(de, 'archer/ability')}:1: error[text-overflow]" in done.stdout
+    assert not (game / "output" / "de").exists()
+    assert pnp(game, "build", "--lang", "pl").returncode == 0
+
+
+def test_layout_label_overflow_is_located_at_the_label(game: Path) -> None:
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "layout:tale-hero", "Angriffswert des Helden", msgid="ATK")
+    _, problems = check(game, "--render")
+    assert codes(problems) == [("translations/de.po", msgstr_line(po, "layout:tale-hero", "ATK"), "error", "text-overflow")]
+    assert "element 'attack label'" in problems[0]["message"]
+
+
+def test_codes_can_be_ignored_as_a_group(game: Path) -> None:
+    set_msgstr(game / "translations" / "de.po", "archer/name", "弓")
+    assert check(game, "--ignore", "translations") == (0, [])
+
+
+def test_a_language_that_is_not_configured(game: Path) -> None:
+    done = pnp(game, "build", "--lang", "fr")
+    assert done.returncode == 2
+    assert "language 'fr' is not a translation of this project; translations: de, pl" in done.stderr
+
+
+def test_bad_languages_setting(game: Path) -> None:
+    toml = game / "pnp.toml"
+    toml.write_text(toml.read_text().replace('languages = ["en", "de", "pl"]', 'languages = "de"'))
+    done = pnp(game, "check")
+    assert done.returncode == 2
+    assert "[build] languages must be a list of language codes" in done.stderr
+    assert re.search(r"Traceback", done.stderr) is None
