@@ -237,3 +237,66 @@ def test_bad_languages_setting(game: Path) -> None:
     assert done.returncode == 2
     assert "[build] languages must be a list of language codes" in done.stderr
     assert re.search(r"Traceback", done.stderr) is None
+
+
+# --- pnp build --lang -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    project = copy_project(tmp_path_factory.mktemp("built"))
+    done = pnp(project, "build", "--lang", "all")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pnp build --lang de: 2 written" in done.stderr and "pnp build --lang pl: 2 written" in done.stderr
+    return project
+
+
+def page_text(pdf: Path) -> str:
+    with pdfplumber.open(pdf) as document:
+        return "\n".join(page.extract_text() or "" for page in document.pages)
+
+
+def test_german_pdf_holds_the_german_text(built: Path) -> None:
+    text = page_text(built / "output" / "de" / "tale" / "tale.hero.pdf")
+    for german in ("Bogenschützin", "Hüterin des Nordtors", "Wache", "Heile einen verwundeten", "ANG", "Held"):
+        assert german in text, text
+    for english in ("Archer", "Keeper of the north gate", "Guard", "Heal a wounded", "ATK", "Hero"):
+        assert english not in text, text
+    assert not (built / "output" / "tale").exists()  # the source language is built by plain pnp build
+
+
+def test_polish_diacritics_are_drawn_with_dejavu_glyphs(built: Path) -> None:
+    from fontTools.ttLib import TTFont
+
+    text = page_text(built / "output" / "pl" / "tale" / "tale.hero.pdf")
+    for polish in ("Łuczniczka", "Strażniczka północnej bramy", "obrażenia", "Zaprzysiężona tarcza", "Bohater"):
+        assert polish in text, text
+    fonts = {name: TTFont(str(ROOT / "pnp" / "fonts" / f"{name}.ttf")) for name in ("DejaVuSans", "DejaVuSans-Bold", "DejaVuSans-Oblique")}
+    checked = set()
+    with pdfplumber.open(built / "output" / "pl" / "tale" / "tale.hero.pdf") as document:
+        for char in document.pages[0].chars:
+            if char["text"] not in "ąłżŁęó":
+                continue
+            name = next(n for n in fonts if char["fontname"].endswith("+" + n))
+            font = fonts[name]
+            glyph = font.getBestCmap().get(ord(char["text"]))
+            assert glyph is not None and glyph != ".notdef", char
+            advance = font["hmtx"][glyph][0] * char["size"] / font["head"].unitsPerEm
+            assert char["x1"] - char["x0"] == pytest.approx(advance, abs=0.05), char  # its own glyph, not a box
+            checked.add(char["text"])
+    assert {"ą", "ł", "ż", "Ł"} <= checked
+
+
+def test_a_missing_translation_stops_the_build_unless_fallback(game: Path) -> None:
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "healer/ability", "")
+    done = pnp(game, "build", "--lang", "de")
+    assert done.returncode == 1
+    line = msgstr_line(po, "healer/ability")
+    assert f"translations/de.po:{line}:1: error[missing-translation]: de: healer/ability is not translated yet" in done.stdout
+    assert "--fallback draws the en text" in done.stdout
+    done = pnp(game, "build", "--lang", "de", "--fallback")
+    assert done.returncode == 0, done.stdout
+    assert f"translations/de.po:{line}:1: warning[missing-translation]" in done.stdout
+    text = page_text(game / "output" / "de" / "tale" / "tale.hero.pdf")
+    assert "Heal a wounded hero" in text and "Bogenschützin" in text
