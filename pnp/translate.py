@@ -804,13 +804,17 @@ def _xlsx_bytes(lang: str, rows: list[tuple[str, str, str, str, str]]) -> bytes:
 
 
 def _fixed_zip_dates(data: bytes) -> bytes:
+    """The workbook with fixed dates: zip entries and the document's modified time."""
     source = zipfile.ZipFile(io.BytesIO(data))
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
         for info in source.infolist():
             fixed = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
             fixed.compress_type = zipfile.ZIP_DEFLATED
-            target.writestr(fixed, source.read(info.filename))
+            data = source.read(info.filename)
+            if info.filename == "docProps/core.xml":  # openpyxl stamps the time of saving here
+                data = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2000-01-01T00:00:00Z", data)
+            target.writestr(fixed, data)
     return out.getvalue()
 
 

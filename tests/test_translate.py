@@ -300,3 +300,93 @@ def test_a_missing_translation_stops_the_build_unless_fallback(game: Path) -> No
     assert f"translations/de.po:{line}:1: warning[missing-translation]" in done.stdout
     text = page_text(game / "output" / "de" / "tale" / "tale.hero.pdf")
     assert "Heal a wounded hero" in text and "Bogenschützin" in text
+
+
+# --- spreadsheets for translators -------------------------------------------------------------
+
+FRENCH = {
+    "archer/ability": "Tir : inflige {sword} 2 dégâts.",
+    "archer/name": "Archère",
+    "archer/title": "Gardienne de la porte nord",
+    "knight/ability": "*Garde* : gagne {shield} 1.",
+    "knight/name": "Chevalier",
+    "knight/title": "Bouclier juré",
+    "healer/ability": "Soigne un héros blessé à côté de toi.",
+    "healer/name": "Guérisseuse",
+    "layout:tale-hero/ATK": "ATQ",
+    "layout:tale-hero/Hero": "Héros",
+}
+
+
+def add_language(project: Path, lang: str) -> None:
+    toml = project / "pnp.toml"
+    toml.write_text(toml.read_text().replace('"pl"]', f'"pl", "{lang}"]'))
+
+
+def test_xlsx_round_trip_extract_fill_import_build(game: Path) -> None:
+    from openpyxl import load_workbook
+
+    add_language(game, "fr")
+    done = pnp(game, "translate", "extract", "--format", "xlsx")
+    assert done.returncode == 0, done.stderr
+    sheet_path = game / "translations" / "fr.xlsx"
+    first_bytes = sheet_path.read_bytes()
+    book = load_workbook(sheet_path)
+    sheet = book.active
+    rows = list(sheet.iter_rows(values_only=True))
+    assert rows[0] == ("context", "source", "translation", "status", "location")
+    assert ("archer/ability", "Shoot once: deal {sword} 2 damage.", None, "missing", "cards/heroes.json:3") in rows
+    assert ("layout:tale-hero", "ATK", None, "missing", "layouts/tale-hero.json:13") in rows
+    assert len(rows) == 1 + len(FRENCH)
+    for number, (context, source, *_) in enumerate(rows[1:], start=2):
+        key = f"{context}/{source}" if context.startswith("layout:") else context
+        sheet.cell(row=number, column=3, value=FRENCH[key])
+    filled = game / "fr-filled.xlsx"
+    book.save(filled)
+    done = pnp(game, "translate", "import", "fr-filled.xlsx", "--lang", "fr")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "wrote translations/fr.po" in done.stderr
+    po = (game / "translations" / "fr.po").read_text(encoding="utf-8")
+    assert 'msgctxt "archer/name"\nmsgid "Archer"\nmsgstr "Archère"' in po
+    assert check(game, "--render") == (0, [])
+    done = pnp(game, "build", "--lang", "fr")
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = page_text(game / "output" / "fr" / "tale" / "tale.hero.pdf")
+    for french in ("Archère", "Gardienne de la porte nord", "Garde", "Soigne un héros blessé", "ATQ", "Héros"):
+        assert french in text, text
+    # the same content gives the same workbook, byte for byte (now with the translations in it)
+    sheet_path.unlink()
+    assert pnp(game, "translate", "extract", "--format", "xlsx").returncode == 0
+    again = sheet_path.read_bytes()
+    sheet_path.unlink()
+    assert pnp(game, "translate", "extract", "--format", "xlsx").returncode == 0
+    assert sheet_path.read_bytes() == again != first_bytes
+
+
+def test_import_reports_rows_it_cannot_place_and_marks_outdated_rows_stale(game: Path) -> None:
+    rows = [
+        ["context", "source", "translation", "status", "location"],
+        ["healer/name", "Healer", "Heilkundige", "", ""],
+        ["healer/ability", "Heal someone.", "Heile jemanden.", "", ""],  # translated from an older source
+    ]
+    sheet = game / "de.csv"
+    sheet.write_text("\n".join(",".join(row) for row in rows) + "\n", encoding="utf-8")
+    done = pnp(game, "translate", "import", "de.csv", "--lang", "de")
+    assert done.returncode == 0, done.stdout + done.stderr
+    po = game / "translations" / "de.po"
+    assert 'msgstr "Heilkundige"' in po.read_text(encoding="utf-8")
+    _, problems = check(game)
+    assert codes(problems) == [("translations/de.po", msgstr_line(po, "healer/ability"), "warning", "stale-translation")]
+    before = po.read_bytes()
+    sheet.write_text(sheet.read_text() + "healer/motto,,Motto,,\n", encoding="utf-8")
+    done = pnp(game, "translate", "import", "de.csv", "--lang", "de")
+    assert done.returncode == 1
+    assert "de.csv:4:1: error[unknown-translation]: de: no translatable text has context 'healer/motto'" in done.stdout
+    assert po.read_bytes() == before  # nothing written
+
+
+def test_import_of_a_file_that_is_not_a_workbook(game: Path) -> None:
+    (game / "broken.xlsx").write_bytes(b"not a zip")
+    done = pnp(game, "translate", "import", "broken.xlsx", "--lang", "de")
+    assert done.returncode == 2
+    assert "broken.xlsx: not a readable .xlsx workbook" in done.stderr and "Traceback" not in done.stderr
