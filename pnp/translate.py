@@ -233,6 +233,7 @@ class CatalogFile:
     catalog: Catalog | None = None
     exists: bool = True
     error: str = ""
+    error_offset: int = 0
 
 
 def read_catalog(project: Project, lang: str) -> CatalogFile:
@@ -250,14 +251,25 @@ def read_catalog(project: Project, lang: str) -> CatalogFile:
         return empty
     raw = path.read_bytes()
     found = CatalogFile(lang, path, RecordFile(path, display, raw, [], False))
+    text = found.file.text
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
     try:
         raw.decode("utf-8")
         found.catalog = _parse_po(raw)
-    except Exception as err:  # noqa: BLE001 - Babel raises many kinds; each is the file's fault
-        found.error = f"not a readable gettext catalog: {err}"
+    except UnicodeDecodeError as err:
+        found.error = f"not UTF-8 (byte {err.start}); save the catalog as UTF-8"
         return found
-    text = found.file.text
-    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    except Exception as err:  # noqa: BLE001 - Babel raises many kinds; each is the file's fault
+        line = getattr(err, "lineno", None)
+        if isinstance(line, int) and 0 <= line < len(starts):
+            found.error_offset = starts[line]
+            reason = re.sub(r" on \d+$", "", str(err.args[0]) if err.args else "")
+            if reason.startswith("Unknown or misformatted keyword"):
+                reason = f"{getattr(err, 'line', '')!r} is no msgctxt, msgid or msgstr line"
+            found.error = f"not a gettext catalog here: {reason}"
+        else:
+            found.error = f"not a readable gettext catalog: {err}"
+        return found
     lines = text.split("\n")
     for message in found.catalog:
         if not message.id or not isinstance(message.id, str):
@@ -301,7 +313,7 @@ def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, 
     where = catalog.file
     lang = catalog.lang
     if catalog.error:
-        yield where, Finding("catalog-error", f"{lang}: {catalog.error}; fix it or run 'pnp translate extract'", offset=0)
+        yield where, Finding("catalog-error", f"{lang}: {catalog.error}", offset=catalog.error_offset)
         return
     if not catalog.exists:
         yield (
@@ -331,7 +343,7 @@ def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, 
             yield where, Finding("missing-translation", f"{lang}: {unit.context} is not translated yet", offset=entry.offset)
             continue
         if entry.msgid != unit.source or entry.fuzzy:
-            was = f"was {_show(entry.msgid)}, now " if entry.msgid != unit.source else "fuzzy: the source is now "
+            was = f"was {_show(entry.msgid)}, now " if entry.msgid != unit.source else "marked fuzzy; the source is now "
             yield (
                 where,
                 Finding(
@@ -378,6 +390,8 @@ def _unknown(loaded: LoadedProject, entry: Entry, units: dict[str, Unit]) -> str
             return f"no layout {name!r} has text to translate (msgctxt {entry.context!r}); {fix}"
         return f"layout {name!r} no longer shows {_show(entry.msgid)}; {fix}"
     rid, _, pointer = entry.context.partition("/")
+    if not rid:
+        return f"an entry without a msgctxt ({_show(entry.msgid)}); keep the 'record-id/pointer' or 'layout:NAME' context that extract wrote"
     if rid not in loaded.index.first:
         close = difflib.get_close_matches(rid, sorted(loaded.index.first), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -842,6 +856,9 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
     layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
     units = source_units(loaded, layouts)
     by_context = {u.context: u for u in units.values() if not u.context.startswith(LAYOUT_CONTEXT)}
+    found = read_catalog(project, lang)
+    if found.error:
+        raise ConfigError(f"{found.file.display}: {found.error}")
     overrides: dict[str, tuple[str, bool]] = {}
     problems: list[Problem] = []
     header = [str(c or "").strip().lower() for c in rows[0]] if rows else []
@@ -862,12 +879,11 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
             message = f"{lang}: no translatable text has context {context!r}; keep the context column as extracted"
             problems.append(Problem(display, number, column, "", "unknown-translation", "error", message))
             continue
-        overrides[unit.key] = (text, source is not None and source != unit.source)
+        old = found.entries.get(unit.key)
+        still_stale = old is not None and old.msgstr == text and (old.fuzzy or old.msgid != unit.source)
+        overrides[unit.key] = (text, still_stale or (source is not None and source != unit.source))
     if problems:
         return problems, None
-    found = read_catalog(project, lang)
-    if found.error:
-        raise ConfigError(f"{found.file.display}: {found.error}")
     catalog = merged_catalog(project, lang, units, found.catalog, overrides)
     return [], _write_if_changed(found.path, _po_bytes(catalog), write_bytes)
 

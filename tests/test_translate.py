@@ -186,7 +186,8 @@ def test_catalog_that_cannot_be_read(game: Path) -> None:
     (game / "translations" / "de.po").write_text('msgid "a"\nmsgstr "b"\nthis is not gettext\n', encoding="utf-8")
     status, problems = check(game)
     assert status == 1
-    assert codes(problems) == [("translations/de.po", 1, "error", "catalog-error")]
+    assert codes(problems) == [("translations/de.po", 3, "error", "catalog-error")]
+    assert "'this is not gettext' is no msgctxt, msgid or msgstr line" in problems[0]["message"]
 
 
 LONG_GERMAN = (
@@ -390,3 +391,41 @@ def test_import_of_a_file_that_is_not_a_workbook(game: Path) -> None:
     done = pnp(game, "translate", "import", "broken.xlsx", "--lang", "de")
     assert done.returncode == 2
     assert "broken.xlsx: not a readable .xlsx workbook" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- pnp translate status ---------------------------------------------------------------------
+
+
+def test_status_counts_translated_missing_stale_per_language(game: Path) -> None:
+    set_msgstr(game / "translations" / "de.po", "knight/title", "")
+    edit_record(game, "healer", "ability", "Heal a wounded hero anywhere.")
+    done = pnp(game, "translate", "status")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (
+        "language    translated  missing  stale  unknown\n"
+        "de             8   80%        1      1        0\n"
+        "pl             9   90%        0      1        0\n"
+    )
+    rows = json.loads(pnp(game, "translate", "status", "--format", "json").stdout)
+    assert rows[0] == {"language": "de", "total": 10, "translated": 8, "missing": 1, "stale": 1, "unknown": 0}
+
+
+def test_extract_is_idempotent_on_the_fixture(game: Path) -> None:
+    before = {p.name: p.read_bytes() for p in (game / "translations").iterdir()}
+    done = pnp(game, "translate", "extract")
+    assert done.returncode == 0 and "pnp translate extract: 0 written" in done.stderr
+    assert {p.name: p.read_bytes() for p in (game / "translations").iterdir()} == before
+
+
+def test_importing_an_untouched_stale_row_keeps_it_stale(game: Path) -> None:
+    edit_record(game, "healer", "ability", "Heal a wounded hero anywhere.")
+    assert pnp(game, "translate", "extract", "--format", "csv").returncode == 0
+    sheet = (game / "translations" / "de.csv").read_text(encoding="utf-8")
+    assert "healer/ability,Heal a wounded hero anywhere.,Heile einen verwundeten Helden neben dir.,stale," in sheet
+    fixed = sheet.replace("Heilerin,translated", "Heilkundige,translated")
+    (game / "de-back.csv").write_text(fixed, encoding="utf-8")
+    assert pnp(game, "translate", "import", "de-back.csv", "--lang", "de").returncode == 0
+    po = game / "translations" / "de.po"
+    assert 'msgstr "Heilkundige"' in po.read_text(encoding="utf-8")
+    _, problems = check(game)
+    assert ("translations/de.po", msgstr_line(po, "healer/ability"), "warning", "stale-translation") in codes(problems)
