@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, cast
 
 import click

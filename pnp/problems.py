@@ -65,7 +65,9 @@ CODES: dict[str, Code] = {
     "missing-translation": Code("warning", "a translatable text with no translation in a language"),
     "stale-translation": Code("warning", "a translation of a source text that has changed since"),
     "unknown-translation": Code("error", "a translation of a record, field or layout text that no longer exists"),
-    "translation-markup": Code("error", "a translation whose {icon}, *bold* or _italic_ markup differs from the source"),
+    "translation-markup": Code(
+        "error", "a translation whose {icon}, *bold* or _italic_ markup differs from the source"
+    ),
     "undrawable-character": Code("error", "a character the font of the text cannot draw"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),

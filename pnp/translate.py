@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from pnp.config import ConfigError, Project
 from pnp.jsonfile import line_col
@@ -123,7 +123,7 @@ def _unescape(part: str) -> str:
     return part.replace("~1", "/").replace("~0", "~")
 
 
-def is_static(value: Any) -> bool:
+def is_static(value: Any) -> TypeGuard[str]:
     """A layout string drawn as written (no template) with a word in it: a label to translate."""
     return isinstance(value, str) and "{{" not in value and "{%" not in value and bool(LETTER.search(value))
 
@@ -199,7 +199,9 @@ def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
                     continue
                 offset = layout_file.source.offset_of(Finding("missing-translation", "", f"/{face}/elements/{i}/{key}"))
                 line = line_col(layout_file.source.text, offset)[0]
-                unit = Unit(LAYOUT_CONTEXT + name, value, (layout_file.source.display, line), (_element_faces(element, key),))
+                unit = Unit(
+                    LAYOUT_CONTEXT + name, value, (layout_file.source.display, line), (_element_faces(element, key),)
+                )
                 units.setdefault(unit.key, unit)
     return units
 
@@ -278,7 +280,9 @@ def read_catalog(project: Project, lang: str) -> CatalogFile:
         while line < len(lines) - 1 and not lines[line].startswith("msgstr"):
             line += 1
         string = message.string if isinstance(message.string, str) else ""
-        entry = Entry(message.context or "", message.id, string, "fuzzy" in message.flags, starts[min(line, len(starts) - 1)])
+        entry = Entry(
+            message.context or "", message.id, string, "fuzzy" in message.flags, starts[min(line, len(starts) - 1)]
+        )
         found.entries.setdefault(entry.key, entry)
     return found
 
@@ -340,10 +344,15 @@ def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, 
             )
             continue
         if not entry.msgstr:
-            yield where, Finding("missing-translation", f"{lang}: {unit.context} is not translated yet", offset=entry.offset)
+            yield (
+                where,
+                Finding("missing-translation", f"{lang}: {unit.context} is not translated yet", offset=entry.offset),
+            )
             continue
         if entry.msgid != unit.source or entry.fuzzy:
-            was = f"was {_show(entry.msgid)}, now " if entry.msgid != unit.source else "marked fuzzy; the source is now "
+            was = (
+                f"was {_show(entry.msgid)}, now " if entry.msgid != unit.source else "marked fuzzy; the source is now "
+            )
             yield (
                 where,
                 Finding(
@@ -379,7 +388,10 @@ def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, 
             )
     for key, entry in entries.items():
         if key not in units:
-            yield where, Finding("unknown-translation", f"{lang}: {_unknown(loaded, entry, units)}", offset=entry.offset)
+            yield (
+                where,
+                Finding("unknown-translation", f"{lang}: {_unknown(loaded, entry, units)}", offset=entry.offset),
+            )
 
 
 def _unknown(loaded: LoadedProject, entry: Entry, units: dict[str, Unit]) -> str:
@@ -442,7 +454,9 @@ def _undrawable(project: Project, unit: Unit, text: str) -> dict[str, tuple[str,
     for face in dict.fromkeys(faces):
         name, path = _font_file(project, face)
         resolved = path.resolve()
-        if not resolved.is_relative_to(project.root) and not resolved.is_relative_to(_font_file(project, Face())[1].parent):
+        if not resolved.is_relative_to(project.root) and not resolved.is_relative_to(
+            _font_file(project, Face())[1].parent
+        ):
             continue
         if not resolved.is_file():
             continue
@@ -496,7 +510,7 @@ def translated_project(loaded: LoadedProject, catalog: CatalogFile, units: dict[
     for record_file in loaded.files:
         records = list(record_file.records)
         for i, record in enumerate(records):
-            texts = by_record.get(record.get("id")) if isinstance(record, dict) else None
+            texts = by_record.get(str(record.get("id"))) if isinstance(record, dict) else None
             if texts:
                 records[i] = copy.deepcopy(record)
                 for pointer, text in texts:
@@ -596,7 +610,9 @@ def _entry_shown(layout: Any, layouts: LayoutSet, catalog: CatalogFile, rid: str
                 continue
             for name in sorted(fields_read(layouts.env, value, False)):
                 for entry in catalog.entries.values():
-                    if entry.msgstr and (entry.context == f"{rid}/{name}" or entry.context.startswith(f"{rid}/{name}/")):
+                    if entry.msgstr and (
+                        entry.context == f"{rid}/{name}" or entry.context.startswith(f"{rid}/{name}/")
+                    ):
                         return entry
     return None
 
@@ -614,7 +630,7 @@ def localize_build(
     """
     project = loaded.project
     if lang not in target_languages(project):
-        known = ", ".join(target_languages(project)) or "none (add [build] languages = [\"en\", \"de\"] to pnp.toml)"
+        known = ", ".join(target_languages(project)) or 'none (add [build] languages = ["en", "de"] to pnp.toml)'
         raise ConfigError(f"language {lang!r} is not a translation of this project; translations: {known}")
     catalog = read_catalog(project, lang)
     display = catalog.file.display
@@ -703,13 +719,13 @@ def merged_catalog(
             if message.id and isinstance(message.id, str):
                 previous.setdefault(entry_key(message.context or "", message.id), message)
     for key, unit in units.items():
-        message = previous.pop(key, None)
-        string = message.string if message is not None and isinstance(message.string, str) else ""
-        flags = {f for f in (message.flags if message is not None else ()) if f == "fuzzy"}
+        prior: Message | None = previous.pop(key, None)
+        string = prior.string if prior is not None and isinstance(prior.string, str) else ""
+        flags = {f for f in (prior.flags if prior is not None else ()) if f == "fuzzy"}
         previous_id: Any = ()
-        if message is not None and message.id != unit.source:
+        if prior is not None and prior.id != unit.source:
             flags.add("fuzzy")
-            previous_id = message.id
+            previous_id = prior.id
         if key in overrides:
             string, fuzzy = overrides[key]
             flags = {"fuzzy"} if fuzzy else set()
@@ -720,7 +736,7 @@ def merged_catalog(
             string,
             locations=[unit.location],
             flags=sorted(flags),
-            user_comments=list(message.user_comments) if message is not None else [],
+            user_comments=list(prior.user_comments) if prior is not None else [],
             previous_id=previous_id,
             context=unit.context,
         )
@@ -728,9 +744,9 @@ def merged_catalog(
         if message.string:
             catalog.obsolete[catalog._key_for(message.id, message.context)] = message
     if old is not None:
-        for key, message in old.obsolete.items():
+        for obsolete_key, message in old.obsolete.items():
             if entry_key(message.context or "", str(message.id)) not in units:
-                catalog.obsolete.setdefault(key, message)
+                catalog.obsolete.setdefault(obsolete_key, message)
     return catalog
 
 
@@ -846,7 +862,9 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
 
     project = loaded.project
     if lang not in target_languages(project):
-        raise ConfigError(f"language {lang!r} is not in [build] languages of {project.display(project.root / 'pnp.toml')}")
+        raise ConfigError(
+            f"language {lang!r} is not in [build] languages of {project.display(project.root / 'pnp.toml')}"
+        )
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     if path.stat().st_size > project.max_file_bytes:
@@ -873,7 +891,11 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
         source = cells[at["source"]] if "source" in at else None
         if not context or not text:
             continue
-        unit = units.get(entry_key(context, source or "")) if context.startswith(LAYOUT_CONTEXT) else by_context.get(context)
+        unit = (
+            units.get(entry_key(context, source or ""))
+            if context.startswith(LAYOUT_CONTEXT)
+            else by_context.get(context)
+        )
         if unit is None:
             column = at["context"] + 1
             message = f"{lang}: no translatable text has context {context!r}; keep the context column as extracted"
@@ -916,7 +938,7 @@ def render_status(rows: list[Status], fmt: str) -> str:
 
         return json.dumps([{**vars_of(r)} for r in rows], indent=2) + "\n"
     if not rows:
-        return "no translations: add [build] languages = [\"en\", \"de\"] to pnp.toml\n"
+        return 'no translations: add [build] languages = ["en", "de"] to pnp.toml\n'
     lines = [f"{'language':<10}{'translated':>12}{'missing':>9}{'stale':>7}{'unknown':>9}"]
     for r in rows:
         percent = f"{100 * r.translated / r.total:.0f}%" if r.total else "-"
@@ -925,5 +947,11 @@ def render_status(rows: list[Status], fmt: str) -> str:
 
 
 def vars_of(row: Status) -> dict[str, Any]:
-    return {"language": row.lang, "total": row.total, "translated": row.translated, "missing": row.missing,
-            "stale": row.stale, "unknown": row.unknown}
+    return {
+        "language": row.lang,
+        "total": row.total,
+        "translated": row.translated,
+        "missing": row.missing,
+        "stale": row.stale,
+        "unknown": row.unknown,
+    }

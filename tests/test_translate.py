@@ -81,7 +81,9 @@ def test_missing_translation_is_a_warning_at_its_msgstr(game: Path) -> None:
     set_msgstr(po, "knight/title", "")
     status, problems = check(game)
     assert status == 0
-    assert codes(problems) == [("translations/de.po", msgstr_line(po, "knight/title"), "warning", "missing-translation")]
+    assert codes(problems) == [
+        ("translations/de.po", msgstr_line(po, "knight/title"), "warning", "missing-translation")
+    ]
     assert "knight/title is not translated" in problems[0]["message"]
 
 
@@ -114,7 +116,12 @@ def test_stale_after_the_english_text_changes(game: Path) -> None:
     assert '#, fuzzy\n#| msgid "Heal a wounded hero next to you."\nmsgctxt "healer/ability"' in text
     assert 'msgstr "Heile einen verwundeten Helden neben dir."' in text
     _, problems = check(game)
-    assert codes(problems)[0] == ("translations/de.po", msgstr_line(de, "healer/ability"), "warning", "stale-translation")
+    assert codes(problems)[0] == (
+        "translations/de.po",
+        msgstr_line(de, "healer/ability"),
+        "warning",
+        "stale-translation",
+    )
     # the translator updates the text and removes the flag: clean again
     de.write_text(text.replace('#, fuzzy\n#| msgid "Heal a wounded hero next to you."\n', ""), encoding="utf-8")
     set_msgstr(de, "healer/ability", "Heile einen verwundeten Helden irgendwo.")
@@ -136,7 +143,9 @@ def test_unknown_id_and_pointer(game: Path) -> None:
         ("translations/de.po", msgstr_line(po, "knight/motto"), "error", "unknown-translation"),
     ]
     assert "no record has id 'archr' (did you mean 'archer'?)" in unknown[0]["message"]
-    assert "record 'knight' has no translatable text at /motto; it has: /ability, /name, /title" in unknown[1]["message"]
+    assert (
+        "record 'knight' has no translatable text at /motto; it has: /ability, /name, /title" in unknown[1]["message"]
+    )
     # ... and the real entries are now missing; extract turns the unknown ones obsolete (#~)
     assert {p["code"] for p in problems} == {"unknown-translation", "missing-translation"}
     assert pnp(game, "translate", "extract").returncode == 0
@@ -216,7 +225,9 @@ def test_layout_label_overflow_is_located_at_the_label(game: Path) -> None:
     po = game / "translations" / "de.po"
     set_msgstr(po, "layout:tale-hero", "Angriffswert des Helden", msgid="ATK")
     _, problems = check(game, "--render")
-    assert codes(problems) == [("translations/de.po", msgstr_line(po, "layout:tale-hero", "ATK"), "error", "text-overflow")]
+    assert codes(problems) == [
+        ("translations/de.po", msgstr_line(po, "layout:tale-hero", "ATK"), "error", "text-overflow")
+    ]
     assert "element 'attack label'" in problems[0]["message"]
 
 
@@ -272,7 +283,10 @@ def test_polish_diacritics_are_drawn_with_dejavu_glyphs(built: Path) -> None:
     text = page_text(built / "output" / "pl" / "tale" / "tale.hero.pdf")
     for polish in ("Łuczniczka", "Strażniczka północnej bramy", "obrażenia", "Zaprzysiężona tarcza", "Bohater"):
         assert polish in text, text
-    fonts = {name: TTFont(str(ROOT / "pnp" / "fonts" / f"{name}.ttf")) for name in ("DejaVuSans", "DejaVuSans-Bold", "DejaVuSans-Oblique")}
+    fonts = {
+        name: TTFont(str(ROOT / "pnp" / "fonts" / f"{name}.ttf"))
+        for name in ("DejaVuSans", "DejaVuSans-Bold", "DejaVuSans-Oblique")
+    }
     checked = set()
     with pdfplumber.open(built / "output" / "pl" / "tale" / "tale.hero.pdf") as document:
         for char in document.pages[0].chars:
@@ -294,7 +308,10 @@ def test_a_missing_translation_stops_the_build_unless_fallback(game: Path) -> No
     done = pnp(game, "build", "--lang", "de")
     assert done.returncode == 1
     line = msgstr_line(po, "healer/ability")
-    assert f"translations/de.po:{line}:1: error[missing-translation]: de: healer/ability is not translated yet" in done.stdout
+    assert (
+        f"translations/de.po:{line}:1: error[missing-translation]: de: healer/ability is not translated yet"
+        in done.stdout
+    )
     assert "--fallback draws the en text" in done.stdout
     done = pnp(game, "build", "--lang", "de", "--fallback")
     assert done.returncode == 0, done.stdout
@@ -377,7 +394,9 @@ def test_import_reports_rows_it_cannot_place_and_marks_outdated_rows_stale(game:
     po = game / "translations" / "de.po"
     assert 'msgstr "Heilkundige"' in po.read_text(encoding="utf-8")
     _, problems = check(game)
-    assert codes(problems) == [("translations/de.po", msgstr_line(po, "healer/ability"), "warning", "stale-translation")]
+    assert codes(problems) == [
+        ("translations/de.po", msgstr_line(po, "healer/ability"), "warning", "stale-translation")
+    ]
     before = po.read_bytes()
     sheet.write_text(sheet.read_text() + "healer/motto,,Motto,,\n", encoding="utf-8")
     done = pnp(game, "translate", "import", "de.csv", "--lang", "de")
