@@ -20,7 +20,7 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -658,7 +658,7 @@ def localize_build(
 
 @dataclass(frozen=True, slots=True)
 class Status:
-    lang: str
+    language: str
     total: int
     translated: int
     missing: int
@@ -936,22 +936,11 @@ def render_status(rows: list[Status], fmt: str) -> str:
     if fmt == "json":
         import json
 
-        return json.dumps([{**vars_of(r)} for r in rows], indent=2) + "\n"
+        return json.dumps([asdict(r) for r in rows], indent=2) + "\n"
     if not rows:
         return 'no translations: add [build] languages = ["en", "de"] to pnp.toml\n'
     lines = [f"{'language':<10}{'translated':>12}{'missing':>9}{'stale':>7}{'unknown':>9}"]
     for r in rows:
         percent = f"{100 * r.translated / r.total:.0f}%" if r.total else "-"
-        lines.append(f"{r.lang:<10}{r.translated:>6} {percent:>5}{r.missing:>9}{r.stale:>7}{r.unknown:>9}")
+        lines.append(f"{r.language:<10}{r.translated:>6} {percent:>5}{r.missing:>9}{r.stale:>7}{r.unknown:>9}")
     return "\n".join(lines) + "\n"
-
-
-def vars_of(row: Status) -> dict[str, Any]:
-    return {
-        "language": row.lang,
-        "total": row.total,
-        "translated": row.translated,
-        "missing": row.missing,
-        "stale": row.stale,
-        "unknown": row.unknown,
-    }

@@ -355,7 +355,7 @@ def test_xlsx_round_trip_extract_fill_import_build(game: Path) -> None:
     assert rows[0] == ("context", "source", "translation", "status", "location")
     assert ("archer/ability", "Shoot once: deal {sword} 2 damage.", None, "missing", "cards/heroes.json:3") in rows
     assert ("layout:tale-hero", "ATK", None, "missing", "layouts/tale-hero.json:13") in rows
-    assert len(rows) == 1 + len(FRENCH)
+    assert len(rows) == 1 + len(FRENCH)  # not the "code" field: x-text, but "x-translate": false
     for number, (context, source, *_) in enumerate(rows[1:], start=2):
         key = f"{context}/{source}" if context.startswith("layout:") else context
         sheet.cell(row=number, column=3, value=FRENCH[key])
