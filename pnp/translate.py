@@ -239,7 +239,7 @@ class CatalogFile:
 
 
 def read_catalog(project: Project, lang: str) -> CatalogFile:
-    """Read translations/<lang>.po; a problem reading it becomes `error` (located at its start)."""
+    """Read translations/<lang>.po; a problem reading it becomes `error` (at the line Babel names)."""
     path = catalog_path(project, lang)
     display = project.display(path)
     empty = CatalogFile(lang, path, RecordFile(path, display, b"", [], False), exists=False)
@@ -314,6 +314,7 @@ def translation_findings(loaded: LoadedProject, render: bool = False) -> list[Lo
 
 
 def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, Unit]) -> Iterator[Located]:
+    """A catalog against today's source texts: what is missing, stale, unknown, mis-marked or undrawable."""
     where = catalog.file
     lang = catalog.lang
     if catalog.error:
