@@ -174,7 +174,10 @@ def build(
         fallback=fallback,
     )
     if "all" in langs:
+        if not project.languages[1:]:
+            raise ConfigError('--lang all: pnp.toml lists no translations; add [build] languages = ["en", "de"]')
         langs = project.languages[1:]
+    langs = tuple("" if project.languages and lang == project.languages[0] else lang for lang in langs)
     if len(langs) > 1:  # one build per language, each reported as if run alone
         codes = [_build_one(project, replace(options, lang=lang), fmt) for lang in langs]
         sys.exit(max(codes))

@@ -240,6 +240,9 @@ def test_a_language_that_is_not_configured(game: Path) -> None:
     done = pnp(game, "build", "--lang", "fr")
     assert done.returncode == 2
     assert "language 'fr' is not a translation of this project; translations: de, pl" in done.stderr
+    done = pnp(game, "build", "--lang", "en", "tale.hero")  # the source language: the plain build
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Archer" in page_text(game / "output" / "tale" / "tale.hero.pdf")
 
 
 def test_bad_languages_setting(game: Path) -> None:
