@@ -35,6 +35,8 @@ class BuildOptions:
     kinds: tuple[str, ...] = ()
     force: bool = False
     progress: bool = False
+    lang: str = ""  # a translation (pnp.translate): drawn into output/<lang>/
+    fallback: bool = False  # with lang: draw the source text where a translation is missing
 
 
 BuildResult = OutputResult
@@ -129,9 +131,13 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
 
     loaded = load_project_records(project)
     problems = list(check_loaded(loaded, CheckOptions()))
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    if options.lang:
+        from pnp.translate import localize_build
+
+        project, loaded, layouts, problems = localize_build(loaded, layouts, problems, options.lang, options.fallback)
     if any(p.severity == "error" for p in problems):
         return BuildResult((), (), tuple(problems))
-    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
     width, height = parse_paper(options.paper)
     spec = SheetSpec(width, height, duplex=options.duplex)
     manifest = Manifest(project.output)

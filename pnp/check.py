@@ -297,6 +297,10 @@ def check_loaded(
         from pnp.build import render_findings
 
         all_findings.extend(render_findings(loaded))
+    if loaded.project.languages[1:]:  # catalogs per language (pnp.translate; drawn only with --render)
+        from pnp.translate import translation_findings
+
+        all_findings.extend(translation_findings(loaded, options.render))
     problems: list[Problem] = []
     for record_file, finding in all_findings:
         if finding.code in options.ignore or (options.select and finding.code not in options.select):

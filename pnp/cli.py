@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
-from typing import NoReturn, cast
+from typing import TYPE_CHECKING, NoReturn, cast
 
 import click
 
 from pnp import __version__
 from pnp.config import ConfigError, Project, load_project
 from pnp.problems import expand_codes
+
+if TYPE_CHECKING:
+    from pnp.build import BuildOptions
 
 
 def _project(explicit: Path | None) -> Project:
@@ -133,15 +137,27 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     show_default=True,
     help="How to print problems that stop the build.",
 )
+@click.option(
+    "--lang",
+    "langs",
+    multiple=True,
+    help="Build a translation into output/LANG/ (repeatable; 'all': every one of [build] languages).",
+)
+@click.option("--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing.")
 @project_option
 def build(
-    kinds: tuple[str, ...], paper: str | None, duplex: str | None, force: bool, fmt: str, project_dir: Path | None
+    kinds: tuple[str, ...],
+    paper: str | None,
+    duplex: str | None,
+    force: bool,
+    fmt: str,
+    langs: tuple[str, ...],
+    fallback: bool,
+    project_dir: Path | None,
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
-    from pnp.build import BuildOptions, run_build
-    from pnp.check import CheckResult
+    from pnp.build import BuildOptions
     from pnp.impose import Duplex, ImpositionError, parse_paper
-    from pnp.report import REPORTER_BY_NAME
 
     project = _project(project_dir)
     paper_name = paper or project.paper
@@ -155,18 +171,36 @@ def build(
         kinds=kinds,
         force=force,
         progress=True,
+        fallback=fallback,
     )
+    if "all" in langs:
+        if not project.languages[1:]:
+            raise ConfigError('--lang all: pnp.toml lists no translations; add [build] languages = ["en", "de"]')
+        langs = project.languages[1:]
+    langs = tuple("" if project.languages and lang == project.languages[0] else lang for lang in langs)
+    if len(langs) > 1:  # one build per language, each reported as if run alone
+        codes = [_build_one(project, replace(options, lang=lang), fmt) for lang in langs]
+        sys.exit(max(codes))
+    sys.exit(_build_one(project, replace(options, lang=langs[0] if langs else ""), fmt))
+
+
+def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
+    from pnp.build import run_build
+    from pnp.check import CheckResult
+    from pnp.report import REPORTER_BY_NAME
+
     result = run_build(project, options)
     if result.problems:
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
     for path in result.written:
         click.echo(f"wrote {project.display(path)}", err=True)
+    label = f" --lang {options.lang}" if options.lang else ""
     click.echo(
-        f"pnp build: {len(result.written)} written, {len(result.skipped)} up to date"
+        f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date"
         + (" (stopped: fix the errors above; previous outputs are untouched)" if result.exit_code else ""),
         err=True,
     )
-    sys.exit(result.exit_code)
+    return result.exit_code
 
 
 @cli.group()
@@ -326,6 +360,64 @@ def export_gallery(dpi: int, with_errors: bool, force: bool, fmt: str, project_d
     result = run_gallery(project, options)
     note = " (written with the errors shown on the page)" if with_errors and result.written else ""
     _report_export(project, "gallery", result, fmt, note)
+
+
+@cli.group()
+def translate() -> None:
+    """Translation catalogs translations/<lang>.po for [build] languages (see docs/translations.md)."""
+
+
+@translate.command("extract")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["po", "xlsx", "csv"]),
+    default="po",
+    show_default=True,
+    help="Also write translations/<lang>.xlsx or .csv for translators who work in spreadsheets.",
+)
+@project_option
+def translate_extract(fmt: str, project_dir: Path | None) -> None:
+    """Write translations/messages.pot and update every language's catalog from the source texts."""
+    from pnp.check import load_project_records
+    from pnp.translate import extract
+
+    project = _project(project_dir)
+    written = extract(load_project_records(project), fmt)
+    for path in written:
+        click.echo(f"wrote {project.display(path)}", err=True)
+    click.echo(f"pnp translate extract: {len(written)} written", err=True)
+
+
+@translate.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--lang", required=True, help="The language the sheet translates into.")
+@project_option
+def translate_import(file: Path, lang: str, project_dir: Path | None) -> None:
+    """Take a translator's FILE (.xlsx or .csv, as extract writes it) into translations/LANG.po."""
+    from pnp.check import CheckResult, load_project_records
+    from pnp.report import REPORTER_BY_NAME
+    from pnp.translate import import_sheet
+
+    project = _project(project_dir)
+    problems, written = import_sheet(load_project_records(project), file, lang)
+    if problems:
+        REPORTER_BY_NAME["text"](CheckResult(tuple(problems), 0, 0), sys.stdout)
+        click.echo("pnp translate import: nothing written (fix the rows above)", err=True)
+        sys.exit(1)
+    click.echo(f"wrote {project.display(written)}" if written else "pnp translate import: catalog unchanged", err=True)
+
+
+@translate.command("status")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@project_option
+def translate_status(fmt: str, project_dir: Path | None) -> None:
+    """Per language: texts translated, missing, stale (source changed since) and unknown."""
+    from pnp.check import load_project_records
+    from pnp.translate import render_status, status
+
+    project = _project(project_dir)
+    sys.stdout.write(render_status(status(load_project_records(project)), fmt))
 
 
 _ending_process = False  # set by main(): the process ends when the command does

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ class Project:
     games: dict[str, Game]
     paper: str = "a4"
     duplex: str = "long"
+    languages: tuple[str, ...] = ()  # [build] languages: the source language first (pnp.translate)
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -111,6 +113,11 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     duplex = str(build.get("duplex", "long"))
     if duplex not in ("long", "short", "none"):
         raise ConfigError(f"{path}: [build] duplex must be long, short or none")
+    languages = build.get("languages", [])
+    if not isinstance(languages, list) or not all(
+        isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in languages
+    ):
+        raise ConfigError(f'{path}: [build] languages must be a list of language codes, source first: ["en", "de"]')
     unknown_tables = sorted(set(table) - {"project", "games", "build"})
     if unknown_tables:
         raise ConfigError(f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build]")
@@ -128,4 +135,5 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         games=games,
         paper=paper,
         duplex=duplex,
+        languages=tuple(dict.fromkeys(languages)),
     )

@@ -2,17 +2,14 @@
 
 Bundled: DejaVu Sans (regular, bold, oblique, bold-oblique, condensed), a free superset of
 Bitstream Vera with wide glyph coverage (the rulebooks use ♦, →, —). A layout may name its own
-TrueType files (paths relative to the project, checked to stay inside it).
+TrueType files (paths relative to the project, checked to stay inside it). reportlab is imported
+only to register fonts, so `pnp check` can ask which files a family uses without loading it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-
-from reportlab.lib.fonts import addMapping
-from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
 
@@ -60,6 +57,10 @@ def register_bundled() -> None:
     """Register the bundled fonts once per process, with bold/italic mappings for Paragraphs."""
     if "DejaVuSans" in _registered:
         return
+    from reportlab.lib.fonts import addMapping
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
     for name, filename in BUNDLED.items():
         pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
         _registered.add(name)
@@ -75,6 +76,9 @@ def register_file(path: Path) -> str:
     name = "pnp-" + path.stem
     if name in _registered:
         return name
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFError, TTFont
+
     try:
         pdfmetrics.registerFont(TTFont(name, str(path)))
     except (TTFError, OSError) as err:

@@ -60,6 +60,15 @@ CODES: dict[str, Code] = {
     "layout-unknown-kind": Code("error", "a layout for a kind with no schema"),
     "missing-layout": Code("warning", "a kind with records and no layout"),
     "text-overflow": Code("error", "text that does not fit its box even at the minimum size"),
+    # translations (pnp.translate), located in translations/<lang>.po
+    "catalog-error": Code("error", "a translation catalog that cannot be read"),
+    "missing-translation": Code("warning", "a translatable text with no translation in a language"),
+    "stale-translation": Code("warning", "a translation of a source text that has changed since"),
+    "unknown-translation": Code("error", "a translation of a record, field or layout text that no longer exists"),
+    "translation-markup": Code(
+        "error", "a translation whose {icon}, *bold* or _italic_ markup differs from the source"
+    ),
+    "undrawable-character": Code("error", "a character the font of the text cannot draw"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }
@@ -93,6 +102,14 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "not-a-record",
     ),
     "assets": ("missing-asset", "asset-outside-project", "bad-asset"),
+    "translations": (
+        "catalog-error",
+        "missing-translation",
+        "stale-translation",
+        "unknown-translation",
+        "translation-markup",
+        "undrawable-character",
+    ),
 }
 
 

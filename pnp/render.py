@@ -24,6 +24,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.fonts import FAMILIES, SANS, Family, register_bundled, register_file
 from pnp.impose import Box
 from pnp.layout import Layout, template_env
+from pnp.markup import MARKUP
 
 Context = dict[str, Any]
 
@@ -76,7 +77,6 @@ def _color(value: str) -> Color:
 TEMPLATE_FAILURES = (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
 PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 MARKUP_CHARS = frozenset("*_{\n")
-MARKUP = re.compile(r"(\*[^*]+\*|_[^_]+_|\{[a-z0-9-]+\})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -287,6 +287,8 @@ def _walk(
         yield Site(path, "ref", tuple(kinds) if isinstance(kinds, list) else (kinds,), node.get("x-ref-by", "id"))
     if node.get("x-text"):
         yield Site(path, "text")
+    if "x-translate" in node:  # pnp.translate: true adds a field to the catalogs, false keeps one out
+        yield Site(path, "translate" if node["x-translate"] else "no-translate")
     if "x-asset" in node:
         yield Site(path, "asset", asset=str(node["x-asset"]))
     if "x-max" in node:

@@ -1,0 +1,947 @@
+"""Translations: one catalog per language, checked like the records and drawn by the same renderer.
+
+What is translatable is declared, never hard-coded: record fields the schema marks `x-text` (and
+`name`, and any field with `"x-translate": true`; `"x-translate": false` keeps one out), plus the
+static strings of layouts (a stat's `label` such as "ATK", a text element's fixed `text`).
+Catalogs are gettext files `translations/<lang>.po` (read and written by Babel): `msgctxt` is
+`record-id/pointer` (`archer/ability`) or `layout:<layout file>` for layout strings, `msgid` is
+the source text. The msgid is the digest of the source: when the source changes, the entry no
+longer matches (stale), and `pnp translate extract` marks it fuzzy with the old text kept as
+`#| msgid`, as msgmerge does. The languages are `[build] languages` in pnp.toml, source first.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import datetime
+import difflib
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+from pnp.config import ConfigError, Project
+from pnp.jsonfile import line_col
+from pnp.markup import drawn_text, markup_signature
+from pnp.problems import Finding, Problem
+from pnp.records import RecordFile
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog, Message
+
+    from pnp.check import LoadedProject
+    from pnp.layout import LayoutSet
+
+FOLDER = "translations"
+TEMPLATE = "messages.pot"
+LAYOUT_CONTEXT = "layout:"
+FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # catalogs are byte-identical per content
+SHEET_COLUMNS = ("context", "source", "translation", "status", "location")
+MAX_ROWS = 200_000
+LETTER = re.compile(r"[^\W\d_]")
+
+Located = tuple[RecordFile, Finding]
+
+
+# --- what is translatable -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """A font a text may be drawn with: `family` is sans, condensed or a .ttf path in the project."""
+
+    family: str = "sans"
+    bold: bool = False
+    italic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One translatable source text: its catalog context, the text, where it is, its fonts."""
+
+    context: str
+    source: str
+    location: tuple[str, int]
+    faces: tuple[Face, ...] = (Face(),)
+
+    @property
+    def key(self) -> str:
+        return entry_key(self.context, self.source)
+
+
+def entry_key(context: str, msgid: str) -> str:
+    """A record field is one entry whatever its text; a layout string is one entry per text."""
+    return f"{context}\x04{msgid}" if context.startswith(LAYOUT_CONTEXT) else context
+
+
+def source_language(project: Project) -> str:
+    return project.languages[0] if project.languages else "en"
+
+
+def target_languages(project: Project) -> tuple[str, ...]:
+    return project.languages[1:]
+
+
+def catalog_path(project: Project, lang: str) -> Path:
+    return project.root / FOLDER / f"{lang}.po"
+
+
+def translatable_paths(loaded: LoadedProject, kind: str) -> list[tuple[str, ...]]:
+    """Paths (with '*' for any item) of a kind's translatable fields, from its schema."""
+    sites = loaded.schemas.sites(kind)
+    excluded = {s.path for s in sites if s.what == "no-translate"}
+    paths = [s.path for s in sites if s.what == "text"]
+    if "name" in loaded.schemas.properties(kind):
+        paths.append(("name",))
+    paths += [s.path for s in sites if s.what == "translate"]
+    return [p for p in dict.fromkeys(paths) if p not in excluded]
+
+
+def _values(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
+    if not path:
+        yield pointer, node
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        items: Any = enumerate(node) if isinstance(node, list) else node.items() if isinstance(node, dict) else ()
+        for key, sub in items:
+            yield from _values(sub, rest, f"{pointer}/{_escape(str(key))}")
+    elif isinstance(node, dict) and head in node:
+        yield from _values(node[head], rest, f"{pointer}/{_escape(head)}")
+
+
+def _escape(part: str) -> str:
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(part: str) -> str:
+    return part.replace("~1", "/").replace("~0", "~")
+
+
+def is_static(value: Any) -> TypeGuard[str]:
+    """A layout string drawn as written (no template) with a word in it: a label to translate."""
+    return isinstance(value, str) and "{{" not in value and "{%" not in value and bool(LETTER.search(value))
+
+
+def _element_faces(element: dict[str, Any], key: str) -> Face:
+    bold = True if element.get("type") == "stat" and key == "value" else bool(element.get("bold"))
+    if element.get("type") == "stat" and key == "label":
+        bold = False
+    return Face(str(element.get("font") or "sans"), bold, bool(element.get("italic")))
+
+
+def _layout_elements(data: dict[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    for face in ("front", "back"):
+        face_data = data.get(face)
+        if isinstance(face_data, dict):
+            for i, element in enumerate(face_data.get("elements", [])):
+                if isinstance(element, dict):
+                    yield face, i, element
+
+
+def _field_faces(layouts: LayoutSet, kind: str) -> dict[str, tuple[Face, ...]]:
+    """Top-level field -> the faces of the elements that show it in the kind's layout."""
+    from jinja2.exceptions import TemplateSyntaxError
+
+    from pnp.layout import fields_read
+
+    layout = layouts.by_kind.get(kind)
+    found: dict[str, list[Face]] = {}
+    if layout is None:
+        return {}
+    for _, _, element in _layout_elements(layout.data):
+        for key in ("text", "value", "label"):
+            source = element.get(key)
+            if not isinstance(source, str):
+                continue
+            try:
+                names = fields_read(layouts.env, source, False)
+            except TemplateSyntaxError:
+                continue
+            for name in names:
+                found.setdefault(name, []).append(_element_faces(element, key))
+    return {name: tuple(dict.fromkeys(faces)) for name, faces in found.items()}
+
+
+def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
+    """Every translatable text of the project, by entry key, in file order (records, then layouts)."""
+    units: dict[str, Unit] = {}
+    for kind in sorted(loaded.index.files_by_kind):
+        paths = translatable_paths(loaded, kind)
+        if not paths:
+            continue
+        faces_of = _field_faces(layouts, kind)
+        for record_file, index, record in loaded.records(kind):
+            rid = record.get("id")
+            if not isinstance(rid, str):
+                continue
+            base = record_file.pointer(index)
+            for path in paths:
+                for pointer, value in _values(record, path, ""):
+                    if not isinstance(value, str) or not value.strip():
+                        continue
+                    offset = record_file.offset_of(Finding("missing-translation", "", base + pointer))
+                    line = line_col(record_file.text, offset)[0]
+                    faces = faces_of.get(path[0], (Face(),))
+                    unit = Unit(f"{rid}{pointer}", value, (record_file.display, line), faces)
+                    units.setdefault(unit.key, unit)
+    for name in sorted(layouts.files):
+        layout_file = layouts.files[name]
+        for face, i, element in _layout_elements(layout_file.data):
+            for key in ("label", "text"):
+                value = element.get(key)
+                if not is_static(value):
+                    continue
+                offset = layout_file.source.offset_of(Finding("missing-translation", "", f"/{face}/elements/{i}/{key}"))
+                line = line_col(layout_file.source.text, offset)[0]
+                unit = Unit(
+                    LAYOUT_CONTEXT + name, value, (layout_file.source.display, line), (_element_faces(element, key),)
+                )
+                units.setdefault(unit.key, unit)
+    return units
+
+
+# --- catalogs -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One catalog entry as read, with the offset of its msgstr line for locating problems."""
+
+    context: str
+    msgid: str
+    msgstr: str
+    fuzzy: bool
+    offset: int
+
+    @property
+    def key(self) -> str:
+        return entry_key(self.context, self.msgid)
+
+
+@dataclass(slots=True)
+class CatalogFile:
+    """A language's catalog: its entries by key, and the file to locate problems in."""
+
+    lang: str
+    path: Path
+    file: RecordFile
+    entries: dict[str, Entry] = field(default_factory=dict)
+    catalog: Catalog | None = None
+    exists: bool = True
+    error: str = ""
+    error_offset: int = 0
+
+
+def read_catalog(project: Project, lang: str) -> CatalogFile:
+    """Read translations/<lang>.po; a problem reading it becomes `error` (at the line Babel names)."""
+    path = catalog_path(project, lang)
+    display = project.display(path)
+    empty = CatalogFile(lang, path, RecordFile(path, display, b"", [], False), exists=False)
+    if not path.exists() and not path.is_symlink():
+        return empty
+    if not path.resolve().is_relative_to(project.root) or not path.is_file():
+        empty.error = "not a regular file inside the project"
+        return empty
+    if path.stat().st_size > project.max_file_bytes:
+        empty.error = f"over the {project.max_file_bytes // 1048576} MB limit (max-file-mb in pnp.toml)"
+        return empty
+    raw = path.read_bytes()
+    found = CatalogFile(lang, path, RecordFile(path, display, raw, [], False))
+    text = found.file.text
+    starts = [0, *(m.end() for m in re.finditer("\n", text))]
+    try:
+        raw.decode("utf-8")
+        found.catalog = _parse_po(raw)
+    except UnicodeDecodeError as err:
+        found.error = f"not UTF-8 (byte {err.start}); save the catalog as UTF-8"
+        return found
+    except Exception as err:  # noqa: BLE001 - Babel raises many kinds; each is the file's fault
+        line = getattr(err, "lineno", None)
+        if isinstance(line, int) and 0 <= line < len(starts):
+            found.error_offset = starts[line]
+            reason = re.sub(r" on \d+$", "", str(err.args[0]) if err.args else "")
+            if reason.startswith("Unknown or misformatted keyword"):
+                reason = f"{getattr(err, 'line', '')!r} is no msgctxt, msgid or msgstr line"
+            found.error = f"not a gettext catalog here: {reason}"
+        else:
+            found.error = f"not a readable gettext catalog: {err}"
+        return found
+    lines = text.split("\n")
+    for message in found.catalog:
+        if not message.id or not isinstance(message.id, str):
+            continue
+        line = max(0, (message.lineno or 1) - 1)
+        while line < len(lines) - 1 and not lines[line].startswith("msgstr"):
+            line += 1
+        string = message.string if isinstance(message.string, str) else ""
+        entry = Entry(
+            message.context or "", message.id, string, "fuzzy" in message.flags, starts[min(line, len(starts) - 1)]
+        )
+        found.entries.setdefault(entry.key, entry)
+    return found
+
+
+def _parse_po(raw: bytes) -> Catalog:
+    from babel.messages.pofile import read_po
+
+    return read_po(io.BytesIO(raw), abort_invalid=True, charset="utf-8")
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+
+def translation_findings(loaded: LoadedProject, render: bool = False) -> list[Located]:
+    """`pnp check`: every catalog's problems (and, with `render`, text that overflows in its language)."""
+    from pnp.layout import LayoutSet
+
+    project = loaded.project
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    units = source_units(loaded, layouts)
+    found: list[Located] = []
+    for lang in target_languages(project):
+        catalog = read_catalog(project, lang)
+        problems = list(check_catalog(loaded, catalog, units))
+        found.extend(problems)
+        if render and catalog.catalog is not None:
+            found.extend(overflow_findings(loaded, layouts, catalog, units))
+    return found
+
+
+def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, Unit]) -> Iterator[Located]:
+    """A catalog against today's source texts: what is missing, stale, unknown, mis-marked or undrawable."""
+    where = catalog.file
+    lang = catalog.lang
+    if catalog.error:
+        yield where, Finding("catalog-error", f"{lang}: {catalog.error}", offset=catalog.error_offset)
+        return
+    if not catalog.exists:
+        yield (
+            where,
+            Finding(
+                "missing-translation",
+                f"no catalog for language {lang!r} ([build] languages); run 'pnp translate extract' to create it",
+                offset=0,
+            ),
+        )
+        return
+    entries = catalog.entries
+    for key, unit in units.items():
+        entry = entries.get(key)
+        if entry is None:
+            yield (
+                where,
+                Finding(
+                    "missing-translation",
+                    f"{lang}: no entry for {unit.context} ({_show(unit.source)}, {unit.location[0]}:{unit.location[1]}); "
+                    "run 'pnp translate extract' to add it",
+                    offset=0,
+                ),
+            )
+            continue
+        if not entry.msgstr:
+            yield (
+                where,
+                Finding("missing-translation", f"{lang}: {unit.context} is not translated yet", offset=entry.offset),
+            )
+            continue
+        if entry.msgid != unit.source or entry.fuzzy:
+            was = (
+                f"was {_show(entry.msgid)}, now " if entry.msgid != unit.source else "marked fuzzy; the source is now "
+            )
+            yield (
+                where,
+                Finding(
+                    "stale-translation",
+                    f"{lang}: the source of {unit.context} changed since it was translated ({was}{_show(unit.source)}); "
+                    "update the msgstr and remove the fuzzy flag ('pnp translate extract' updates the msgid)",
+                    offset=entry.offset,
+                ),
+            )
+        expected, got = markup_signature(unit.source), markup_signature(entry.msgstr)
+        if expected != got:
+            yield (
+                where,
+                Finding(
+                    "translation-markup",
+                    f"{lang}: {unit.context} has markup {_markup(got)} but the source has {_markup(expected)}; "
+                    "keep every {icon} token and each *bold* / _italic_ span of the source",
+                    offset=entry.offset,
+                ),
+            )
+        missing = _undrawable(loaded.project, unit, entry.msgstr)
+        if missing:
+            chars = ", ".join(f"{c!r} U+{ord(c):04X}" for c in missing)
+            font, _ = missing[next(iter(missing))]
+            yield (
+                where,
+                Finding(
+                    "undrawable-character",
+                    f"{lang}: {unit.context}: {font} cannot draw {chars}; it would print as empty boxes: use a font "
+                    "with these characters in the layout (right-to-left and CJK text are not supported)",
+                    offset=entry.offset,
+                ),
+            )
+    for key, entry in entries.items():
+        if key not in units:
+            yield (
+                where,
+                Finding("unknown-translation", f"{lang}: {_unknown(loaded, entry, units)}", offset=entry.offset),
+            )
+
+
+def _unknown(loaded: LoadedProject, entry: Entry, units: dict[str, Unit]) -> str:
+    fix = "run 'pnp translate extract' to mark it obsolete, or fix the msgctxt"
+    if entry.context.startswith(LAYOUT_CONTEXT):
+        name = entry.context[len(LAYOUT_CONTEXT) :]
+        if not any(u.context == entry.context for u in units.values()):
+            return f"no layout {name!r} has text to translate (msgctxt {entry.context!r}); {fix}"
+        return f"layout {name!r} no longer shows {_show(entry.msgid)}; {fix}"
+    rid, _, pointer = entry.context.partition("/")
+    if not rid:
+        return f"an entry without a msgctxt ({_show(entry.msgid)}); keep the 'record-id/pointer' or 'layout:NAME' context that extract wrote"
+    if rid not in loaded.index.first:
+        close = difflib.get_close_matches(rid, sorted(loaded.index.first), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"no record has id {rid!r}{hint} (msgctxt {entry.context!r}); {fix}"
+    known = sorted(u.context.partition("/")[2] for u in units.values() if u.context.startswith(rid + "/"))
+    return f"record {rid!r} has no translatable text at /{pointer}; it has: /{', /'.join(known)}; {fix}"
+
+
+def _show(text: str) -> str:
+    text = text.replace("\n", "\\n")
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _markup(signature: list[str]) -> str:
+    return " ".join(signature) if signature else "none"
+
+
+def _font_file(project: Project, face: Face) -> tuple[str, Path]:
+    from pnp.fonts import BUNDLED, FAMILIES, FONT_DIR
+
+    family = FAMILIES.get(face.family)
+    if family is None:
+        return face.family, project.root / face.family
+    name = family.pick(face.bold, face.italic)
+    return name, FONT_DIR / BUNDLED[name]
+
+
+@cache
+def _cmap(path: Path) -> frozenset[int]:
+    from fontTools.ttLib import TTFont
+
+    try:
+        with TTFont(str(path), lazy=True) as font:
+            return frozenset(font.getBestCmap() or {})
+    except Exception:  # noqa: BLE001 - a bad font file is reported as bad-asset by the record checks
+        return frozenset()
+
+
+def _undrawable(project: Project, unit: Unit, text: str) -> dict[str, tuple[str, Path]]:
+    """Characters of `text` some font that draws it lacks, with that font (markup styles included)."""
+    drawn = drawn_text(text)
+    faces = list(unit.faces)
+    if "*" in text:
+        faces += [replace(f, bold=True) for f in unit.faces]
+    if "_" in text:
+        faces += [replace(f, italic=True) for f in unit.faces]
+    missing: dict[str, tuple[str, Path]] = {}
+    for face in dict.fromkeys(faces):
+        name, path = _font_file(project, face)
+        resolved = path.resolve()
+        if not resolved.is_relative_to(project.root) and not resolved.is_relative_to(
+            _font_file(project, Face())[1].parent
+        ):
+            continue
+        if not resolved.is_file():
+            continue
+        cmap = _cmap(resolved)
+        if not cmap:
+            continue
+        for char in drawn:
+            if not char.isspace() and ord(char) not in cmap:
+                missing.setdefault(char, (name, resolved))
+    return missing
+
+
+# --- translated records and layouts ---------------------------------------------------------
+
+
+def translations_by_record(catalog: CatalogFile, units: dict[str, Unit]) -> dict[str, list[tuple[str, str]]]:
+    """record id -> (pointer, text) of every translated field still in the source."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for key, entry in catalog.entries.items():
+        unit = units.get(key)
+        if unit is None or not entry.msgstr or entry.context.startswith(LAYOUT_CONTEXT):
+            continue
+        rid, _, pointer = entry.context.partition("/")
+        found.setdefault(rid, []).append(("/" + pointer, entry.msgstr))
+    return found
+
+
+def _set(record: dict[str, Any], pointer: str, text: str) -> None:
+    parts = [_unescape(p) for p in pointer.split("/")[1:]]
+    node: Any = record
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node.get(part)
+        if node is None:
+            return
+    last = parts[-1]
+    if isinstance(node, list) and last.isdigit() and int(last) < len(node) and isinstance(node[int(last)], str):
+        node[int(last)] = text
+    elif isinstance(node, dict) and isinstance(node.get(last), str):
+        node[last] = text
+
+
+def translated_project(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, Unit]) -> LoadedProject:
+    """A copy of the loaded project whose records carry the catalog's translations."""
+    from pnp.check import LoadedProject
+    from pnp.xrefs import Index
+
+    by_record = translations_by_record(catalog, units)
+    index = Index()
+    files: list[RecordFile] = []
+    kinds_by_file: dict[int, set[str]] = {}
+    for record_file in loaded.files:
+        records = list(record_file.records)
+        for i, record in enumerate(records):
+            texts = by_record.get(str(record.get("id"))) if isinstance(record, dict) else None
+            if texts:
+                records[i] = copy.deepcopy(record)
+                for pointer, text in texts:
+                    _set(records[i], pointer, text)
+        copied = replace(record_file, records=records)
+        kinds = loaded.kinds_by_file.get(id(record_file), set())
+        files.append(copied)
+        kinds_by_file[id(copied)] = kinds
+        index.add_file(copied, kinds)
+    return LoadedProject(loaded.project, loaded.schemas, files, index, kinds_by_file, _findings=[])
+
+
+def translated_layouts(layouts: LayoutSet, catalog: CatalogFile) -> LayoutSet:
+    """A copy of the layouts whose static strings are translated (a layout's own file first)."""
+    from pnp.layout import Layout
+
+    out = copy.copy(layouts)
+    out.layouts, out.by_kind = {}, {}
+    for name, layout in layouts.layouts.items():
+        data = copy.deepcopy(layout.data)
+        contexts = [LAYOUT_CONTEXT + f.name for f in reversed(layout.chain)]
+        for _, _, element in _layout_elements(data):
+            for key in ("label", "text"):
+                value = element.get(key)
+                if is_static(value):
+                    element[key] = next(
+                        (e.msgstr for c in contexts if (e := catalog.entries.get(entry_key(c, value))) and e.msgstr),
+                        value,
+                    )
+        out.layouts[name] = Layout(layout.name, layout.chain, data, layout.kinds)
+    for kind, layout in layouts.by_kind.items():
+        out.by_kind[kind] = out.layouts[layout.name]
+    return out
+
+
+def overflow_findings(
+    loaded: LoadedProject, layouts: LayoutSet, catalog: CatalogFile, units: dict[str, Unit]
+) -> list[Located]:
+    """Draw the translated cards as `pnp build` does; text that does not fit, located at its msgstr."""
+    from pnp.build import kinds_to_build
+    from pnp.check import load_icon_specs
+    from pnp.impose import ImpositionError, SheetSpec, parse_paper
+    from pnp.pdf import expand_faces, write_cut_sheets
+    from pnp.render import Renderer
+
+    project = loaded.project
+    localized = translated_project(loaded, catalog, units)
+    local_layouts = translated_layouts(layouts, catalog)
+    width, height = parse_paper(project.paper)
+    spec = SheetSpec(width, height, duplex="long")
+    icons = load_icon_specs(project)
+
+    def lookup(record_id: str) -> dict[str, Any] | None:
+        entry = localized.index.first.get(record_id)
+        return entry[1].records[entry[2]] if entry else None
+
+    found: dict[tuple[int, str], Located] = {}  # one problem per entry and element (a label shows on every card)
+    for kind in kinds_to_build(localized, local_layouts, ()):
+        renderer = Renderer(local_layouts.by_kind[kind], project.root, icons, lookup)
+        faces, _ = expand_faces(renderer, [(None, r) for _, _, r in localized.records(kind)])
+        try:
+            issues = write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind)
+        except ImpositionError:
+            continue  # reported by pnp build
+        for sheet_issue in issues:
+            issue = sheet_issue.issue
+            if issue.code != "text-overflow":
+                continue
+            entry = _entry_shown(layouts.by_kind[kind], layouts, catalog, issue.record_id, issue.element)
+            if entry is not None and (entry.offset, issue.element) not in found:
+                message = f"{catalog.lang}: record {issue.record_id!r}: {issue.message}"
+                found[(entry.offset, issue.element)] = (
+                    catalog.file,
+                    Finding("text-overflow", message, offset=entry.offset),
+                )
+    return list(found.values())
+
+
+def _entry_shown(layout: Any, layouts: LayoutSet, catalog: CatalogFile, rid: str, element_name: str) -> Entry | None:
+    """The translated entry an element of a record shows (None when it shows only source text)."""
+    from pnp.layout import fields_read
+
+    base_name, _, part = element_name.partition(" ")
+    for face, i, element in _layout_elements(layout.data):
+        if element.get("name", f"{face}[{i}]") != base_name:
+            continue
+        keys = ("label",) if part == "label" else ("text", "value")
+        for key in keys:
+            value = element.get(key)
+            if not isinstance(value, str):
+                continue
+            if is_static(value):
+                for layout_file in reversed(layout.chain):
+                    entry = catalog.entries.get(entry_key(LAYOUT_CONTEXT + layout_file.name, value))
+                    if entry is not None and entry.msgstr:
+                        return entry
+                continue
+            for name in sorted(fields_read(layouts.env, value, False)):
+                for entry in catalog.entries.values():
+                    if entry.msgstr and (
+                        entry.context == f"{rid}/{name}" or entry.context.startswith(f"{rid}/{name}/")
+                    ):
+                        return entry
+    return None
+
+
+# --- pnp build --lang -----------------------------------------------------------------------
+
+
+def localize_build(
+    loaded: LoadedProject, layouts: LayoutSet, problems: list[Problem], lang: str, fallback: bool
+) -> tuple[Project, LoadedProject, LayoutSet, list[Problem]]:
+    """What `pnp build --lang LANG` draws: translated records and layouts, into output/<lang>/.
+
+    A missing translation stops the build unless `fallback` (then the source text is drawn);
+    text that overflows in this language is found first and located in the catalog.
+    """
+    project = loaded.project
+    if lang not in target_languages(project):
+        known = ", ".join(target_languages(project)) or 'none (add [build] languages = ["en", "de"] to pnp.toml)'
+        raise ConfigError(f"language {lang!r} is not a translation of this project; translations: {known}")
+    catalog = read_catalog(project, lang)
+    display = catalog.file.display
+    if not fallback:
+        problems = [
+            replace(
+                p,
+                severity="error",
+                message=p.message + f" (pnp build --lang {lang} --fallback draws the {source_language(project)} text)",
+            )
+            if p.file == display and p.code == "missing-translation"
+            else p
+            for p in problems
+        ]
+    units = source_units(loaded, layouts)
+    if not any(p.severity == "error" for p in problems) and catalog.catalog is not None:
+        problems += [where.locate(f) for where, f in overflow_findings(loaded, layouts, catalog, units)]
+    localized = translated_project(loaded, catalog, units)
+    localized.project = replace(project, output=project.output / lang)
+    return localized.project, localized, translated_layouts(layouts, catalog), problems
+
+
+# --- pnp translate extract / import / status ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    language: str
+    total: int
+    translated: int
+    missing: int
+    stale: int
+    unknown: int
+
+
+def status(loaded: LoadedProject) -> list[Status]:
+    from pnp.layout import LayoutSet
+
+    project = loaded.project
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    units = source_units(loaded, layouts)
+    rows = []
+    for lang in target_languages(project):
+        catalog = read_catalog(project, lang)
+        missing = stale = translated = 0
+        for key, unit in units.items():
+            entry = catalog.entries.get(key)
+            if entry is None or not entry.msgstr:
+                missing += 1
+            elif entry.fuzzy or entry.msgid != unit.source:
+                stale += 1
+            else:
+                translated += 1
+        unknown = sum(1 for key in catalog.entries if key not in units)
+        rows.append(Status(lang, len(units), translated, missing, stale, unknown))
+    return rows
+
+
+def _new_catalog(project: Project, lang: str | None, old: Catalog | None) -> Catalog:
+    from babel.messages.catalog import Catalog
+
+    language = lang or "Template"
+    catalog = Catalog(
+        locale=lang or None,
+        project=project.name,
+        header_comment=f"# {language} texts of {project.name}. Update with: pnp translate extract",
+        creation_date=FIXED_DATE,
+        revision_date=FIXED_DATE,
+        fuzzy=False,
+    )
+    if old is not None:
+        catalog.last_translator = old.last_translator
+        catalog.language_team = old.language_team
+    return catalog
+
+
+def merged_catalog(
+    project: Project, lang: str, units: dict[str, Unit], old: Catalog | None, overrides: dict[str, tuple[str, bool]]
+) -> Catalog:
+    """The catalog for `units`, keeping `old` translations (fuzzy where the source changed) and
+    taking `overrides` (key -> text, fuzzy) over them; entries no longer in the source become obsolete."""
+    catalog = _new_catalog(project, lang, old)
+    previous: dict[str, Message] = {}
+    if old is not None:
+        for message in old:
+            if message.id and isinstance(message.id, str):
+                previous.setdefault(entry_key(message.context or "", message.id), message)
+    for key, unit in units.items():
+        prior: Message | None = previous.pop(key, None)
+        string = prior.string if prior is not None and isinstance(prior.string, str) else ""
+        flags = {f for f in (prior.flags if prior is not None else ()) if f == "fuzzy"}
+        previous_id: Any = ()
+        if prior is not None and prior.id != unit.source:
+            flags.add("fuzzy")
+            previous_id = prior.id
+        if key in overrides:
+            string, fuzzy = overrides[key]
+            flags = {"fuzzy"} if fuzzy else set()
+        if not string:
+            flags.discard("fuzzy")
+        catalog.add(
+            unit.source,
+            string,
+            locations=[unit.location],
+            flags=sorted(flags),
+            user_comments=list(prior.user_comments) if prior is not None else [],
+            previous_id=previous_id,
+            context=unit.context,
+        )
+    for message in previous.values():
+        if message.string:
+            catalog.obsolete[catalog._key_for(message.id, message.context)] = message
+    if old is not None:
+        for obsolete_key, message in old.obsolete.items():
+            if entry_key(message.context or "", str(message.id)) not in units:
+                catalog.obsolete.setdefault(obsolete_key, message)
+    return catalog
+
+
+def _po_bytes(catalog: Catalog) -> bytes:
+    from babel.messages.pofile import write_po
+
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=0, include_previous=True, sort_output=False)
+    return buffer.getvalue()
+
+
+def extract(loaded: LoadedProject, fmt: str = "po") -> list[Path]:
+    """Write translations/messages.pot and update every language's .po (and .xlsx / .csv when asked)."""
+    from pnp.layout import LayoutSet
+    from pnp.output import write_bytes
+
+    project = loaded.project
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    units = source_units(loaded, layouts)
+    folder = project.root / FOLDER
+    if folder.is_symlink() or not folder.resolve().is_relative_to(project.root):
+        raise ConfigError(f"{folder}: the translations folder must be a real folder inside the project")
+    written = []
+    template = merged_catalog(project, "", units, None, {})
+    written.append(_write_if_changed(folder / TEMPLATE, _po_bytes(template), write_bytes))
+    for lang in target_languages(project):
+        found = read_catalog(project, lang)
+        if found.error:
+            raise ConfigError(f"{found.file.display}: {found.error}; fix it before extracting")
+        catalog = merged_catalog(project, lang, units, found.catalog, {})
+        written.append(_write_if_changed(found.path, _po_bytes(catalog), write_bytes))
+        if fmt in ("xlsx", "csv"):
+            rows = _sheet_rows(catalog, units)
+            data = _xlsx_bytes(lang, rows) if fmt == "xlsx" else _csv_bytes(rows)
+            written.append(_write_if_changed(folder / f"{lang}.{fmt}", data, write_bytes))
+    return [p for p in written if p is not None]
+
+
+def _write_if_changed(path: Path, data: bytes, write_bytes: Any) -> Path | None:
+    if path.is_file() and path.read_bytes() == data:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, data)
+    return path
+
+
+def _sheet_rows(catalog: Catalog, units: dict[str, Unit]) -> list[tuple[str, str, str, str, str]]:
+    rows = [SHEET_COLUMNS]
+    for message in catalog:
+        if not message.id or not isinstance(message.id, str):
+            continue
+        unit = units.get(entry_key(message.context or "", message.id))
+        string = message.string if isinstance(message.string, str) else ""
+        state = "missing" if not string else "stale" if "fuzzy" in message.flags else "translated"
+        where = f"{unit.location[0]}:{unit.location[1]}" if unit else ""
+        rows.append((message.context or "", message.id, string, state, where))
+    return rows
+
+
+def _xlsx_bytes(lang: str, rows: list[tuple[str, str, str, str, str]]) -> bytes:
+    """A workbook for translators; byte-identical for the same rows (fixed dates in and around it)."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = lang
+    for row in rows:
+        sheet.append(list(row))
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for column, width in zip("ABCDE", (24, 60, 60, 11, 28), strict=True):
+        sheet.column_dimensions[column].width = width
+    for row_cells in sheet.iter_rows(min_row=2, min_col=2, max_col=3):
+        for cell in row_cells:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    sheet.freeze_panes = "A2"
+    naive = FIXED_DATE.replace(tzinfo=None)
+    book.properties.created = naive
+    book.properties.modified = naive
+    book.properties.creator = "pnp"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return _fixed_zip_dates(buffer.getvalue())
+
+
+def _fixed_zip_dates(data: bytes) -> bytes:
+    """The workbook with fixed dates: zip entries and the document's modified time."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            fixed = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
+            fixed.compress_type = zipfile.ZIP_DEFLATED
+            data = source.read(info.filename)
+            if info.filename == "docProps/core.xml":  # openpyxl stamps the time of saving here
+                data = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2000-01-01T00:00:00Z", data)
+            target.writestr(fixed, data)
+    return out.getvalue()
+
+
+def _csv_bytes(rows: list[tuple[str, str, str, str, str]]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Problem], Path | None]:
+    """Take a translator's .xlsx or .csv into translations/<lang>.po; problems (located at the cell)
+    stop the import. A row whose source differs from today's source is imported as fuzzy (stale)."""
+    from pnp.layout import LayoutSet
+    from pnp.output import write_bytes
+
+    project = loaded.project
+    if lang not in target_languages(project):
+        raise ConfigError(
+            f"language {lang!r} is not in [build] languages of {project.display(project.root / 'pnp.toml')}"
+        )
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    if path.stat().st_size > project.max_file_bytes:
+        raise ConfigError(f"{path}: over the {project.max_file_bytes // 1048576} MB limit")
+    display = project.display(path)
+    rows = _read_rows(path, display)
+    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    units = source_units(loaded, layouts)
+    by_context = {u.context: u for u in units.values() if not u.context.startswith(LAYOUT_CONTEXT)}
+    found = read_catalog(project, lang)
+    if found.error:
+        raise ConfigError(f"{found.file.display}: {found.error}")
+    overrides: dict[str, tuple[str, bool]] = {}
+    problems: list[Problem] = []
+    header = [str(c or "").strip().lower() for c in rows[0]] if rows else []
+    if "context" not in header or "translation" not in header:
+        message = f"the first row must name the columns {', '.join(SHEET_COLUMNS)} (as 'pnp translate extract --format xlsx' writes them)"
+        return [Problem(display, 1, 1, "", "catalog-error", "error", message)], None
+    at = {name: header.index(name) for name in SHEET_COLUMNS if name in header}
+    for number, row in enumerate(rows[1:], start=2):
+        cells = [str(c) if c is not None else "" for c in row]
+        cells += [""] * (len(header) - len(cells))
+        context, text = cells[at["context"]].strip(), cells[at["translation"]]
+        source = cells[at["source"]] if "source" in at else None
+        if not context or not text:
+            continue
+        unit = (
+            units.get(entry_key(context, source or ""))
+            if context.startswith(LAYOUT_CONTEXT)
+            else by_context.get(context)
+        )
+        if unit is None:
+            column = at["context"] + 1
+            message = f"{lang}: no translatable text has context {context!r}; keep the context column as extracted"
+            problems.append(Problem(display, number, column, "", "unknown-translation", "error", message))
+            continue
+        old = found.entries.get(unit.key)
+        still_stale = old is not None and old.msgstr == text and (old.fuzzy or old.msgid != unit.source)
+        overrides[unit.key] = (text, still_stale or (source is not None and source != unit.source))
+    if problems:
+        return problems, None
+    catalog = merged_catalog(project, lang, units, found.catalog, overrides)
+    return [], _write_if_changed(found.path, _po_bytes(catalog), write_bytes)
+
+
+def _read_rows(path: Path, display: str) -> list[list[Any]]:
+    if path.suffix.lower() == ".csv":
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            raise ConfigError(f"{display}: not UTF-8 text; save the sheet as CSV UTF-8") from None
+        return [list(row) for _, row in zip(range(MAX_ROWS), csv.reader(io.StringIO(text)), strict=False)]
+    if path.suffix.lower() != ".xlsx":
+        raise ConfigError(f"{display}: import reads .xlsx or .csv files")
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except Exception as err:  # noqa: BLE001 - any failure to open is the file's fault
+        raise ConfigError(f"{display}: not a readable .xlsx workbook ({type(err).__name__})") from None
+    try:
+        sheet = book.worksheets[0]
+        return [list(row) for _, row in zip(range(MAX_ROWS), sheet.iter_rows(values_only=True), strict=False)]
+    finally:
+        book.close()
+
+
+def render_status(rows: list[Status], fmt: str) -> str:
+    if fmt == "json":
+        import json
+
+        return json.dumps([asdict(r) for r in rows], indent=2) + "\n"
+    if not rows:
+        return 'no translations: add [build] languages = ["en", "de"] to pnp.toml\n'
+    lines = [f"{'language':<10}{'translated':>12}{'missing':>9}{'stale':>7}{'unknown':>9}"]
+    for r in rows:
+        percent = f"{100 * r.translated / r.total:.0f}%" if r.total else "-"
+        lines.append(f"{r.language:<10}{r.translated:>6} {percent:>5}{r.missing:>9}{r.stale:>7}{r.unknown:>9}")
+    return "\n".join(lines) + "\n"
