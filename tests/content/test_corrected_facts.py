@@ -39,14 +39,17 @@ def seed_text(seed: str) -> str:
 
 
 def test_elemental_conflux_recruits_one_unit_in_total(by_id: dict[str, dict[str, Any]]) -> None:
-    seed_has(H3, 'You can Recruit one of these units if you pay its Recruitment cost.')
+    seed_has(H3, "You can Recruit one of these units if you pay its Recruitment cost.")
     rule = by_id["elemental-conflux"]["rule"]
     assert "one of the Elementals drawn (one in total)" in rule
     assert "you may Recruit it" not in rule  # the old reading: one per Dwelling
 
 
 def test_ability_note_names_no_expert_card(by_id: dict[str, dict[str, Any]]) -> None:
-    seed_has(H3, "Basic Fire Magic, Basic Air Magic, Basic Water Magic, Basic Earth Magic, Fire Magic, Air Magic, Water Magic, and Earth Magic.")
+    seed_has(
+        H3,
+        "Basic Fire Magic, Basic Air Magic, Basic Water Magic, Basic Earth Magic, Fire Magic, Air Magic, Water Magic, and Earth Magic.",
+    )
     assert not re.search(r"\bExpert\b", json.dumps(by_id["conflux-component-list"]))
     line = next(c for c in by_id["conflux-component-list"]["components"] if c["name"] == "Ability card")
     assert "Basic Fire / Water / Air / Earth Magic" in line["note"]
@@ -60,7 +63,10 @@ def test_black_cube_says_what_triggers_a_retaliation(by_id: dict[str, dict[str, 
 
 
 def test_faction_cube_gives_the_activation_order(by_id: dict[str, dict[str, Any]]) -> None:
-    seed_has(H3_TOKENS, "Units activate once per Combat Round in descending Initiative order; on a tie, alternate attacker and defender, starting with the attacker.")
+    seed_has(
+        H3_TOKENS,
+        "Units activate once per Combat Round in descending Initiative order; on a tie, alternate attacker and defender, starting with the attacker.",
+    )
     effect = by_id["faction-cube"]["effect"]
     assert "highest Initiative first" in effect
     assert "attacker and defender alternate, the attacker first" in effect
@@ -87,8 +93,14 @@ def test_campaign_armies_name_no_faction_deck(records: list[dict[str, Any]]) -> 
 
 
 def test_homm4_example_town_card_is_not_named(by_id: dict[str, dict[str, Any]]) -> None:
-    seed_has(H4, "a Knight Hero, whose Faction is Life, cannot be bought in the Town of Asylum, which belongs to the Chaos Faction.")
-    seed_has(H4, "when the Town Card shown in the illustration above is Level 1, a Hero who visits this Town can learn Level 1 Spells of Chaos, Nature and Death.")
+    seed_has(
+        H4,
+        "a Knight Hero, whose Faction is Life, cannot be bought in the Town of Asylum, which belongs to the Chaos Faction.",
+    )
+    seed_has(
+        H4,
+        "when the Town Card shown in the illustration above is Level 1, a Hero who visits this Town can learn Level 1 Spells of Chaos, Nature and Death.",
+    )
     town = by_id["homm4-asylum"]
     assert town["name"] == "Town Card (rulebook example)"
     assert "town_type" not in town
@@ -119,7 +131,9 @@ def test_coral_faq_includes_improve_fate_and_change_fate(by_id: dict[str, dict[s
     faq = text[text.index("\nFAQ\nCoral\n") :]
     assert faq.index("Improve Fate & Change Fate") < faq.index("Possessed Enemies")
     seed_has(MK, "The card you discard may not be a wound.")
-    assert by_id["coral"]["faq"] == [{"topic": "Improve Fate & Change Fate", "answer": "The card you discard cannot be a Wound."}]
+    assert by_id["coral"]["faq"] == [
+        {"topic": "Improve Fate & Change Fate", "answer": "The card you discard cannot be a Wound."}
+    ]
 
 
 def test_elemental_tiles_name_the_section_not_a_remark(by_kind: dict[str, list[dict[str, Any]]]) -> None:
@@ -156,7 +170,10 @@ def test_greatest_quester_numbers(by_id: dict[str, dict[str, Any]]) -> None:
 
 
 def test_homm4_errata_numbers(by_id: dict[str, dict[str, Any]]) -> None:
-    seed_has(H4, "For tournaments, the size is 60 cards in the deck, or 10 cards for each Terrain Map Section used in the game")
+    seed_has(
+        H4,
+        "For tournaments, the size is 60 cards in the deck, or 10 cards for each Terrain Map Section used in the game",
+    )
     seed_has(H4, "In fact, it should be a Gem Mine.")
     points = " ".join(by_id["homm4-rule-errata"]["points"])
     assert "60 cards" in points and "10 cards for each Terrain Map Section" in points and "Gem Mine" in points

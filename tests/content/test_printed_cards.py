@@ -144,5 +144,7 @@ def _size(char: dict[str, Any]) -> float:
 
 
 def test_no_text_under_6_pt(pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
-    small = sorted({(where, c["text"], round(_size(c), 2)) for where, _, chars in pages for c in chars if _size(c) < 5.99})
+    small = sorted(
+        {(where, c["text"], round(_size(c), 2)) for where, _, chars in pages for c in chars if _size(c) < 5.99}
+    )
     assert not small, small[:20]
