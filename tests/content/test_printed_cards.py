@@ -39,7 +39,7 @@ EDITORIAL = (
     re.compile(r"\bseed\b", re.IGNORECASE),
     re.compile(r"(?:^|\s)#?/[a-z_]+/\d+"),  # a JSON pointer such as /components/20 or scenarios/0
     re.compile(r"\[[^\]]*\]"),  # a bracket tag
-    re.compile(r"transcri|inferred|not print|cut off|does not give|rulebook shows", re.IGNORECASE),
+    re.compile(r"transcri|inferred|not print|cut off|rulebook does not give|rulebook shows", re.IGNORECASE),
 )
 
 
@@ -148,3 +148,28 @@ def test_no_text_under_6_pt(pages: list[tuple[str, str, list[dict[str, Any]]]]) 
         {(where, c["text"], round(_size(c), 2)) for where, _, chars in pages for c in chars if _size(c) < 5.99}
     )
     assert not small, small[:20]
+
+
+def _player_strings(node: Any, path: str) -> list[tuple[str, str]]:
+    """Every string a sheet or card may print: all fields but `note`, `source` and `inferred`."""
+    if isinstance(node, dict):
+        return [
+            found
+            for key, value in node.items()
+            if key not in ("note", "source", "inferred")
+            for found in _player_strings(value, f"{path}/{key}")
+        ]
+    if isinstance(node, list):
+        return [found for i, value in enumerate(node) for found in _player_strings(value, f"{path}/{i}")]
+    return [(path, node)] if isinstance(node, str) else []
+
+
+def test_no_record_field_that_prints_holds_editorial_text(records: list[dict[str, Any]]) -> None:
+    found = [
+        (record["id"], path, text)
+        for record in records
+        for path, text in _player_strings(record, "")
+        for pattern in EDITORIAL
+        if pattern.search(text)
+    ]
+    assert not found, found[:10]
