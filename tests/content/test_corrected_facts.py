@@ -1,0 +1,179 @@
+"""Facts corrected for issue 18, each held to the line of the rulebook it rests on.
+
+Each case quotes a seed line: the test finds it in the seed file (skipped when the seeds are not on
+this machine: set PNP_SEEDS to their folder) and checks that the record says what the line says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = Path(os.environ.get("PNP_SEEDS", "/work/shared/seeds"))
+H3, H3_TOKENS, H4, MK = (
+    "000_6347cdb41225c97f.txt",
+    "004_a850f7203ac9cad0.txt",
+    "001_84a3812162bd4827.txt",
+    "002_27974ad6e42770ae.txt",
+)
+
+
+def seed_has(seed: str, line: str) -> None:
+    path = SEEDS / seed
+    if not path.is_file():
+        pytest.skip(f"seed {seed} not on this machine (set PNP_SEEDS)")
+    assert line in path.read_text(encoding="utf-8"), f"{seed} does not print: {line!r}"
+
+
+def seed_text(seed: str) -> str:
+    path = SEEDS / seed
+    if not path.is_file():
+        pytest.skip(f"seed {seed} not on this machine (set PNP_SEEDS)")
+    return path.read_text(encoding="utf-8")
+
+
+def test_elemental_conflux_recruits_one_unit_in_total(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "You can Recruit one of these units if you pay its Recruitment cost.")
+    rule = by_id["elemental-conflux"]["rule"]
+    assert "one of the Elementals drawn (one in total)" in rule
+    assert "you may Recruit it" not in rule  # the old reading: one per Dwelling
+
+
+def test_ability_note_names_no_expert_card(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(
+        H3,
+        "Basic Fire Magic, Basic Air Magic, Basic Water Magic, Basic Earth Magic, Fire Magic, Air Magic, Water Magic, and Earth Magic.",
+    )
+    assert not re.search(r"\bExpert\b", json.dumps(by_id["conflux-component-list"]))
+    line = next(c for c in by_id["conflux-component-list"]["components"] if c["name"] == "Ability card")
+    assert "Basic Fire / Water / Air / Earth Magic" in line["note"]
+
+
+def test_black_cube_says_what_triggers_a_retaliation(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3_TOKENS, "If a unit survives an attack by an adjacent unit, it attacks back.")
+    effect = by_id["black-cube"]["effect"]
+    assert "survives an attack by an adjacent unit attacks back" in effect
+    assert "only once per Combat Round" in effect
+
+
+def test_faction_cube_gives_the_activation_order(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(
+        H3_TOKENS,
+        "Units activate once per Combat Round in descending Initiative order; on a tie, alternate attacker and defender, starting with the attacker.",
+    )
+    effect = by_id["faction-cube"]["effect"]
+    assert "highest Initiative first" in effect
+    assert "attacker and defender alternate, the attacker first" in effect
+
+
+def test_air_elementals_name_is_a_marked_inference(by_id: dict[str, dict[str, Any]]) -> None:
+    text = seed_text(H3) + seed_text(H3_TOKENS)
+    assert "Air Elementals" not in text and "Fire Elementals" in text
+    assert by_id["air-elementals"]["inferred"] == ["name"]
+    assert "inferred" not in by_id["fire-elementals"]
+
+
+def test_luna_has_no_faction(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "These tokens are used instead of Luna's Specialty cards on the Battlefield expansion's board.")
+    assert "Luna" in seed_text(H3) and not re.search(r"Luna[^.\n]*(Conflux faction|faction)", seed_text(H3))
+    assert "faction" not in by_id["luna"]
+
+
+def test_campaign_armies_name_no_faction_deck(records: list[dict[str, Any]]) -> None:
+    seed_has(H3, "Fiur's Army: Level III Neutral Army, a Pack of Storm Elementals, a Few Energy Elementals.")
+    text = json.dumps([r for r in records if r["kind"] in ("homm3.scenario", "homm3.campaign")])
+    assert '"deck": "faction"' not in text
+    assert '"deck": "neutral"' in text  # tier-named Neutral Unit cards keep their deck
+
+
+def test_homm4_example_town_card_is_not_named(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(
+        H4,
+        "a Knight Hero, whose Faction is Life, cannot be bought in the Town of Asylum, which belongs to the Chaos Faction.",
+    )
+    seed_has(
+        H4,
+        "when the Town Card shown in the illustration above is Level 1, a Hero who visits this Town can learn Level 1 Spells of Chaos, Nature and Death.",
+    )
+    town = by_id["homm4-asylum"]
+    assert town["name"] == "Town Card (rulebook example)"
+    assert "town_type" not in town
+    assert town["inferred"] == ["faction"]
+
+
+def test_edge_label_table_names_each_labels_section(by_id: dict[str, dict[str, Any]]) -> None:
+    text = seed_text(H4)
+    table = by_id["homm4-card-edge-labels"]["table"]
+    assert table["columns"][-1] == "Rulebook section"
+    for row in table["rows"]:
+        for section in row[-1].split("; "):
+            assert f"\n{section}\n" in text, section
+    seed_has(H4, 'turn it sideways so that you can read the word "Swarm" on it.')
+    seed_has(H4, 'Object Cards have a "Sold" label on their side.')
+
+
+def test_horsemen_have_no_names_and_no_heads(by_kind: dict[str, list[dict[str, Any]]]) -> None:
+    seed_has(MK, "4 Horsemen cards")
+    horsemen = by_kind["mk.horseman"]
+    assert len(horsemen) == 4
+    assert {h["name"] for h in horsemen} == {"Horseman card"}
+    assert all(h["inferred"] == ["head"] for h in horsemen)
+
+
+def test_coral_faq_includes_improve_fate_and_change_fate(by_id: dict[str, dict[str, Any]]) -> None:
+    text = seed_text(MK)
+    faq = text[text.index("\nFAQ\nCoral\n") :]
+    assert faq.index("Improve Fate & Change Fate") < faq.index("Possessed Enemies")
+    seed_has(MK, "The card you discard may not be a wound.")
+    assert by_id["coral"]["faq"] == [
+        {"topic": "Improve Fate & Change Fate", "answer": "The card you discard cannot be a Wound."}
+    ]
+
+
+def test_elemental_tiles_name_the_section_not_a_remark(by_kind: dict[str, list[dict[str, Any]]]) -> None:
+    seed_has(H3, "All spells from that School of Magic that are cast by a Hero on that tile have their increased by 1.")
+    effects = [t["effect"] for t in by_kind["homm3.map-tile"] if "effect" in t]
+    assert len(effects) == 8
+    assert all("+1" in e and "see the rulebook, Elemental Map Tiles" in e for e in effects)
+
+
+def test_rule_records_cite_sections_the_seeds_print(by_kind: dict[str, list[dict[str, Any]]]) -> None:
+    rules = [r for kind in ("homm3.rule", "homm4.rule", "mk.rule") for r in by_kind.get(kind, [])]
+    assert len(rules) >= 18
+    for rule in rules:
+        assert rule["source"]["section"] in seed_text(rule["source"]["seed"]), rule["id"]
+
+
+def test_higher_level_cost_table_numbers(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(MK, "9 points, or 7 points and a crystal of the")
+    seed_has(MK, "A crystal of any basic color 3 points")
+    seed_has(MK, "♦ Then, you have 6 Influence per level to spend on")
+    rows = {row[0]: row[1:] for row in by_id["mk-rule-higher-level"]["table"]["rows"]}
+    assert rows["Advanced Action"] == ["Character level +2", "6 per card beyond the free ones"]
+    assert rows["Spells"] == ["Character level", "9, or 7 and a crystal of the matching colour"]
+    assert rows["Artifacts"] == ["Character level -1", "12"]
+    assert rows["Faction tokens (if used)"] == ["Character level -2", "3"]
+    assert rows["A crystal of any basic colour"] == ["-", "3"]
+
+
+def test_greatest_quester_numbers(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(MK, "the most quest points gets 3 extra Fame for being the")
+    seed_has(MK, "Greatest Quester (1 if tied).")
+    points = " ".join(by_id["mk-rule-greatest-quester"]["points"])
+    assert "1 Fame per quest point" in points and "gains 3 Fame" in points and "(1 if tied)" in points
+
+
+def test_homm4_errata_numbers(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(
+        H4,
+        "For tournaments, the size is 60 cards in the deck, or 10 cards for each Terrain Map Section used in the game",
+    )
+    seed_has(H4, "In fact, it should be a Gem Mine.")
+    points = " ".join(by_id["homm4-rule-errata"]["points"])
+    assert "60 cards" in points and "10 cards for each Terrain Map Section" in points and "Gem Mine" in points
