@@ -1,5 +1,5 @@
-"""Layouts may be written in YAML too. Read with PyYAML's safe loader, keeping every node's
-position so problems are located at line:column like in JSON files."""
+"""Layouts and record files may be written in YAML too. Read with PyYAML's safe loader, keeping
+every node's position so problems are located at line:column like in JSON files."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class YamlFile(RecordFile):
 
     def locate(self, finding: Finding) -> Problem:
         if finding.offset is not None:
-            return self.problem(finding, *line_col(self.raw.decode("utf-8", errors="replace"), finding.offset))
+            return self.problem(finding, *line_col(_text(self.raw), finding.offset))
         if self.node is None:
             return self.problem(finding, 1, 1)
         mark = _mark_at(self.node, finding.pointer, finding.at_key)
@@ -50,8 +50,39 @@ def _mark_at(node: Any, pointer: str, at_key: bool) -> Any:
     return node.start_mark
 
 
-def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
-    """Parse a YAML file into one record; syntax errors and duplicate keys become findings."""
+@dataclass(frozen=True, slots=True)
+class YamlLocator:
+    """Locates a finding's pointer in a YAML record file by its composed nodes."""
+
+    node: Any
+    text: str
+
+    def offset_of(self, finding: Finding) -> int:
+        return int(_mark_at(self.node, finding.pointer, finding.at_key).index) if self.node is not None else 0
+
+    def position(self, offset: int) -> tuple[int, int, str]:
+        return (*line_col(self.text, offset), "")
+
+
+class _RecordLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """Dates stay text: a record holds JSON values only (2024-01-02 is a string, as in JSON)."""
+
+
+_RecordLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+
+def load_yaml_records(path: Path, display: str, max_bytes: int) -> RecordFile:
+    """A YAML record file: one mapping (a record) or a list of mappings, like a JSON one."""
+    loaded = load_yaml(path, display, max_bytes, records=True)
+    text = _text(loaded.raw)
+    record_file = RecordFile(path, display, loaded.raw, loaded.records, loaded.is_array, loaded.findings, text)
+    record_file.locator = YamlLocator(loaded.node, text)
+    return record_file
+
+
+def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -> YamlFile:
+    """Parse a YAML file into one record (`records`: or a list of them); syntax errors and
+    duplicate keys become findings."""
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -65,7 +96,8 @@ def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     except UnicodeDecodeError as err:
         message = f"byte 0x{raw[err.start : err.start + 1].hex()} is not valid UTF-8; save the file as UTF-8"
         return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=0)])
-    loader = yaml.SafeLoader(text)
+    text = text.removeprefix("\ufeff")  # offsets count characters after a byte-order mark
+    loader = _RecordLoader(text) if records else yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
@@ -81,10 +113,22 @@ def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     finally:
         loader.dispose()
     findings = list(_duplicate_keys(node, ""))
-    records = [data] if isinstance(data, dict) else []
-    if not records:
-        findings.append(Finding("not-a-record", "a layout file holds one mapping (YAML) or object (JSON)", offset=0))
-    return YamlFile(path, display, raw, records, False, findings, node=node)
+    if records and node is None:
+        findings.append(
+            Finding("empty-file", "file is empty; a record file holds one record or a list of them", offset=0)
+        )
+        return YamlFile(path, display, raw, [], False, findings)
+    if records and isinstance(data, list):
+        return YamlFile(path, display, raw, data, True, findings, node=node)
+    if not isinstance(data, dict):
+        what = "a mapping (one record) or a list of mappings" if records else "one mapping (YAML) or object (JSON)"
+        findings.append(Finding("not-a-record", f"a {'record' if records else 'layout'} file holds {what}", offset=0))
+        return YamlFile(path, display, raw, [], False, findings, node=node)
+    return YamlFile(path, display, raw, [data], False, findings, node=node)
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 def _offset(text: str, line: int, column: int) -> int:
