@@ -183,7 +183,13 @@ def _read_csv(raw: bytes, delimiter: str) -> Sheet:
             rows.append((start, cells))
             start = reader.line_num + 1
     except csv.Error as err:
-        raise TableError("csv-syntax", f"CSV syntax: {err}; check the quotes of this row", start) from None
+        detail = (
+            "a quoted value opened in this row is never closed"
+            if "end of data" in str(err)
+            else f"{err} in this row"
+        )
+        message = f"CSV syntax: {detail}; close the quote (a quote inside a quoted value is written twice: \"\")"
+        raise TableError("csv-syntax", message, start) from None
     return Sheet(None, rows, ragged=True)
 
 
