@@ -217,6 +217,32 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
     sys.exit(result.exit_code)
 
 
+@export.command("records")
+@click.argument("kinds", nargs=-1)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "xlsx", "json"]),
+    default="json",
+    show_default=True,
+    help="File format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="File to write for one KIND; folder for several (default output/records/KIND.EXT).",
+)
+@project_option
+def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, project_dir: Path | None) -> None:
+    """The records of each KIND (default: every kind) as CSV, XLSX or JSON, to edit elsewhere and read back."""
+    from pnp.tablewriter import export_records as run
+
+    project = _project(project_dir)
+    _report_export(project, "records", run(project, kinds, fmt, output), "text")
+
+
 @export.command("printshop")
 @click.argument("kinds", nargs=-1)
 @click.option(

@@ -116,16 +116,20 @@ class FieldGuide:
     def _children(self, uri: str, node: Any, part: str) -> Iterator[tuple[str, Any]]:
         for base, branch in self._branches(uri, node, set()):
             properties = branch.get("properties", {})
+            prefix = branch.get("prefixItems")
             if isinstance(properties, dict) and part in properties:
                 yield base, properties[part]
-            elif part.isdigit():
-                prefix = branch.get("prefixItems")
-                if isinstance(prefix, list) and int(part) < len(prefix):
-                    yield base, prefix[int(part)]
-                elif isinstance(branch.get("items"), dict):
-                    yield base, branch["items"]
+            elif part.isdigit() and isinstance(prefix, list) and int(part) < len(prefix):
+                yield base, prefix[int(part)]
+            elif part.isdigit() and isinstance(branch.get("items"), dict):
+                yield base, branch["items"]
             elif isinstance(branch.get("additionalProperties"), dict):
                 yield base, branch["additionalProperties"]
+            else:
+                patterns = branch.get("patternProperties", {})
+                for pattern, sub in patterns.items() if isinstance(patterns, dict) else []:
+                    if re.search(pattern, part):
+                        yield base, sub
 
     def _branches(self, uri: str, node: Any, seen: set[int]) -> Iterator[tuple[str, dict[str, Any]]]:
         """The node and every schema it includes by $ref, allOf, anyOf and oneOf."""
