@@ -184,11 +184,9 @@ def _read_csv(raw: bytes, delimiter: str) -> Sheet:
             start = reader.line_num + 1
     except csv.Error as err:
         detail = (
-            "a quoted value opened in this row is never closed"
-            if "end of data" in str(err)
-            else f"{err} in this row"
+            "a quoted value opened in this row is never closed" if "end of data" in str(err) else f"{err} in this row"
         )
-        message = f"CSV syntax: {detail}; close the quote (a quote inside a quoted value is written twice: \"\")"
+        message = f'CSV syntax: {detail}; close the quote (a quote inside a quoted value is written twice: "")'
         raise TableError("csv-syntax", message, start) from None
     return Sheet(None, rows, ragged=True)
 
@@ -204,7 +202,7 @@ def _read_workbook(path: Path, max_unzipped: int) -> list[Sheet]:
     if unzipped > max_unzipped:
         raise TableError(
             "file-too-large",
-            f"the workbook unpacks to {unzipped / 1048576:.0f} MB, over {max_unzipped / 1048576:.0f} MB "
+            f"the workbook unpacks to {unzipped / 1048576:.1f} MB, over {max_unzipped / 1048576:.1f} MB "
             f"({EXPANSION_LIMIT}x max-file-mb); split it into smaller workbooks",
         )
     import python_calamine
@@ -339,9 +337,10 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
     locator = record_file.locator
     assert isinstance(locator, TableLocator)
     out = record_file.findings
+    empty = {number for number, cells in sheet.rows if all(_is_empty(c) for c in cells)}
     if sheet.merged:
         _fill_merged(sheet)
-    rows = [(number, cells) for number, cells in sheet.rows if not all(_is_empty(c) for c in cells)]
+    rows = [(number, cells) for number, cells in sheet.rows if number not in empty]
     if not rows:
         return
     header_row, header = rows[0]
