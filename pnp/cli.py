@@ -101,6 +101,28 @@ def new(directory: Path) -> None:
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
 
 
+@cli.command("init-schema")
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option(
+    "--kind", default=None, help="The kind, GAME.KIND (default: the file's kind column, if it has one value)."
+)
+@click.option("--sheet", default=None, help="The workbook sheet to read (default: the first visible one).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write here instead of stdout.")
+def init_schema(file: Path, kind: str | None, sheet: str | None, output: Path | None) -> None:
+    """Propose a kind schema from a spreadsheet's headers and values (CSV, TSV, XLSX, ODS), to edit."""
+    from pnp.config import DEFAULT_MAX_FILE_MB
+    from pnp.initschema import propose_schema, schema_text
+
+    text = schema_text(propose_schema(file, kind, sheet, DEFAULT_MAX_FILE_MB * 1024 * 1024))
+    if output is None:
+        sys.stdout.write(text)
+    elif output.exists():
+        raise ConfigError(f"{output}: already exists; choose another name or remove it")
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}; edit it (ranges, x-ref references, x-text), then run pnp check", err=True)
+
+
 @cli.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @project_option

@@ -114,10 +114,7 @@ def load_table(path: Path, display: str, max_bytes: int, guide: FieldGuide | Non
                 "split it into smaller files (or raise max-file-mb in pnp.toml)"
             )
             return _failed(record_file, "file-too-large", message)
-        if path.suffix.lower() in WORKBOOK_SUFFIXES:
-            sheets = _read_workbook(path, max_bytes * EXPANSION_LIMIT)
-        else:
-            sheets = [_read_csv(path.read_bytes(), "\t" if path.suffix.lower() == ".tsv" else ",")]
+        sheets = read_sheets(path, max_bytes)
     except OSError as err:
         return _failed(record_file, "unreadable-file", f"cannot read file: {err.strerror}")
     except TableError as err:
@@ -151,6 +148,13 @@ class TableError(Exception):
 
 
 # --- reading -----------------------------------------------------------------------------
+
+
+def read_sheets(path: Path, max_bytes: int) -> list[Sheet]:
+    """The visible sheets of a workbook, or the one sheet of a CSV/TSV file; raises TableError."""
+    if path.suffix.lower() in WORKBOOK_SUFFIXES:
+        return _read_workbook(path, max_bytes * EXPANSION_LIMIT)
+    return [_read_csv(path.read_bytes(), "\t" if path.suffix.lower() == ".tsv" else ",")]
 
 
 def _read_csv(raw: bytes, delimiter: str) -> Sheet:

@@ -238,3 +238,37 @@ def test_export_csv_then_read_back(tmp_path: Path) -> None:
     assert data.startswith(b"\xef\xbb\xbfkind,id,name,source.seed,source.section,tags,faces.0.name,faces.0.text,")
     (root / "cards" / "cards.json").unlink()
     assert records_of(root, "test.card") == [card]
+
+
+def test_init_schema_proposes_a_schema_the_file_then_passes(tmp_path: Path) -> None:
+    """The proposal types each column from its values; with it, the same file checks clean,
+    and a wrong value in a new row is caught at its cell."""
+    root = project(tmp_path, '[sources]\n"cards/units.csv" = "mygame.unit"\n')
+    rows = [
+        "id,name,cost,element,tags.0,tags.1,stats.attack,flying,abilities.0.name",
+        "imp,Imp,1,fire,small,red,2,yes,Burn",
+        "golem,Golem,4,earth,big,,5,no,",
+        "sprite,Sprite,2,fire,,,1,yes,",
+        "wisp,Wisp,2,fire,,,1,no,",
+    ]
+    (root / "cards" / "units.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    done = pnp("init-schema", "cards/units.csv", "--kind", "mygame.unit", cwd=root)
+    assert done.returncode == 0, done.stderr
+    schema = json.loads(done.stdout)
+    properties = schema["properties"]
+    assert properties["cost"] == {"type": "integer", "minimum": 0}
+    assert properties["element"] == {"enum": ["earth", "fire"]}
+    assert properties["flying"] == {"type": "boolean"}
+    assert properties["tags"] == {"type": "array", "items": {"type": "string", "minLength": 1}}
+    assert properties["stats"]["properties"]["attack"] == {"type": "integer", "minimum": 0}
+    assert properties["abilities"]["items"]["properties"]["name"] == {"type": "string", "minLength": 1}
+    assert schema["required"] == ["kind", "id", "name", "cost", "element", "stats", "flying"]
+    (root / "schemas" / "mygame.unit.schema.json").write_text(done.stdout, encoding="utf-8")
+    assert pnp("check", cwd=root).stdout == "1 files, 4 records: 0 errors, 0 warnings\n"
+    with (root / "cards" / "units.csv").open("a", encoding="utf-8") as handle:
+        handle.write("ghost,Ghost,lots,air,,,1,no,\n")
+    lines = pnp("check", cwd=root).stdout.splitlines()
+    assert lines[:2] == [
+        'cards/units.csv:6:3: error[type-mismatch]: expected integer, got string "lots" (at /4/cost)',
+        'cards/units.csv:6:4: error[enum-mismatch]: "air" is not allowed; use one of: "earth", "fire" (at /4/element)',
+    ]
