@@ -4,6 +4,7 @@ that stay at their cell. Case folders tests/cases/table-* hold the located-probl
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import shutil
@@ -271,4 +272,36 @@ def test_init_schema_proposes_a_schema_the_file_then_passes(tmp_path: Path) -> N
     assert lines[:2] == [
         'cards/units.csv:6:3: error[type-mismatch]: expected integer, got string "lots" (at /4/cost)',
         'cards/units.csv:6:4: error[enum-mismatch]: "air" is not allowed; use one of: "earth", "fire" (at /4/element)',
+    ]
+
+
+def test_schema_declares_separator_and_dates(tmp_path: Path) -> None:
+    """x-separator on a list; a date cell where the schema wants a date string; checkbox booleans;
+    a kind column overriding [sources] for the rows that fill it."""
+    root = project(tmp_path, '[sources]\n"cards/events.xlsx" = "test.event"\n')
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://pnp.invalid/schemas/test.event.schema.json",
+        "type": "object",
+        "properties": {
+            "kind": {"const": "test.event"},
+            "id": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "integer"}, "x-separator": "/"},
+            "when": {"type": "string", "format": "date"},
+            "done": {"type": "boolean"},
+        },
+        "required": ["kind", "id"],
+        "additionalProperties": False,
+    }
+    (root / "schemas" / "test.event.schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    book = openpyxl.Workbook()
+    book.active.append(["kind", "id", "tags", "when", "done", "name", "source.seed", "source.section", "level"])
+    book.active.append([None, "launch", "1 / 2/3", datetime.date(2026, 3, 4), True])
+    book.active.append(["test.spell", "bolt", None, None, None, "Bolt", SEED, "Test", 1])
+    book.save(root / "cards" / "events.xlsx")
+    assert records_of(root, "test.event") == [
+        {"kind": "test.event", "id": "launch", "tags": [1, 2, 3], "when": "2026-03-04", "done": True}
+    ]
+    assert records_of(root, "test.spell") == [
+        {"kind": "test.spell", "id": "bolt", "name": "Bolt", "source": SOURCE, "level": 1}
     ]
