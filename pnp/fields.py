@@ -39,6 +39,7 @@ class Field:
 
 
 UNKNOWN = Field(frozenset())
+TEXT = frozenset({"string"})
 
 
 class FieldGuide:
@@ -50,6 +51,7 @@ class FieldGuide:
         self.sources = sources
         self.separator = separator
         self._fields: dict[tuple[str, tuple[str, ...]], Field] = {}
+        self.plans: dict[tuple[int, str], Any] = {}  # the table reader's column plans (pnp/tabular.py)
 
     @classmethod
     def for_project(cls, project: Project, schemas: SchemaSet) -> FieldGuide:
@@ -186,10 +188,12 @@ def convert(value: Any, field: Field) -> Any:
     """The field value for one cell (ABSENT when empty); raises CellError for dates."""
     if value is None:
         return ABSENT
-    if isinstance(value, str):
-        if not value.strip():
+    if type(value) is str:
+        if not value or value.isspace():
             return ABSENT
-        return _from_text(value.replace("\r\n", "\n"), field)
+        if "\r" in value:
+            value = value.replace("\r\n", "\n")
+        return value if field.types == TEXT else _from_text(value, field)
     if isinstance(value, bool):
         return value if "boolean" in field.types or not field.types else _from_text(str(value).upper(), field)
     if isinstance(value, float | int):

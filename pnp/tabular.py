@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 from xml.etree import ElementTree
 
-from pnp.fields import ABSENT, CellError, FieldGuide, convert
+from pnp.fields import ABSENT, CellError, Field, FieldGuide, convert
 from pnp.problems import Finding
 from pnp.records import RecordFile
 
@@ -465,16 +465,17 @@ def _record(
     if kind_column is not None and kind_column <= len(cells) and not _is_empty(cells[kind_column - 1]):
         kind = str(cells[kind_column - 1]).strip()
     record: dict[str, Any] = {"kind": kind} if kind is not None else {}
-    nested = False
-    for position, parts in paths.items():
-        if parts == ("kind",) or position > len(cells):
+    nested: set[str] = set()
+    errors = sheet.errors
+    width = len(cells)
+    for position, parts, allowed in _plan(paths, kind or "", guide):
+        if position > width:
             continue
-        error = sheet.errors.get((number, position))
-        if error is not None:
-            out.append(Finding("formula-error", error, offset=cell_offset(index, number, position)))
+        if errors and (number, position) in errors:
+            out.append(Finding("formula-error", errors[number, position], offset=cell_offset(index, number, position)))
             continue
         try:
-            value = convert(cells[position - 1], guide.field(kind or "", parts))
+            value = convert(cells[position - 1], allowed)
         except CellError as err:
             out.append(Finding(err.code, str(err), offset=cell_offset(index, number, position)))
             continue
@@ -483,7 +484,7 @@ def _record(
         if len(parts) == 1:
             record[parts[0]] = value
             continue
-        nested = True
+        nested.add(parts[0])
         node = record
         for part in parts[:-1]:
             child = node.setdefault(part, {})
@@ -492,10 +493,20 @@ def _record(
             node = child
         else:
             node[parts[-1]] = value
-    if nested:
-        for key, value in record.items():
-            record[key] = _lists(value, kind or "", (key,), guide)
+    for key in nested:
+        record[key] = _lists(record[key], kind or "", (key,), guide)
     return record
+
+
+def _plan(paths: dict[int, tuple[str, ...]], kind: str, guide: FieldGuide) -> list[tuple[int, tuple[str, ...], Field]]:
+    """(column, field path, what the schema allows there) for a kind: made once per sheet and kind."""
+    key = (id(paths), kind)
+    found = guide.plans.get(key)
+    if found is None or found[0] is not paths:
+        columns = [(c, p, guide.field(kind, p)) for c, p in paths.items() if p != ("kind",)]
+        found = (paths, columns)
+        guide.plans[key] = found
+    return found[1]
 
 
 def _lists(node: Any, kind: str, path: tuple[str, ...], guide: FieldGuide) -> Any:
