@@ -90,8 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     files = {fmt: len(list((root / "cards").iterdir())) for fmt, (root, _) in projects.items()}
     if args.keep is None:
         shutil.rmtree(workdir)
-    print(f"{args.records:,} cards, pnp check --format json, best of {args.repeat}; {platform.python_version()}, "
-          f"{platform.machine()}\n")
+    print(
+        f"{args.records:,} cards, pnp check --format json, best of {args.repeat}; {platform.python_version()}, "
+        f"{platform.machine()}\n"
+    )
     print("| format | files | bytes | pnp check | vs JSON | peak RSS | problems |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for fmt, (_, size) in projects.items():

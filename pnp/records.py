@@ -145,7 +145,7 @@ def _walk_json(folder: str, parts: list[str], found: list[tuple[list[str], str]]
         return
     for entry in entries:
         name = entry.name
-        if name.startswith("."):
+        if name.startswith((".", "~$")):  # hidden; ~$name.xlsx: the lock file Excel keeps while it has one open
             continue
         if os.path.splitext(name)[1].lower() in RECORD_SUFFIXES and not entry.is_dir():
             found.append(([*parts, name], entry.path))

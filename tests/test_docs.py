@@ -37,10 +37,7 @@ def text_line(problem: dict[str, object]) -> str:
     """The line `pnp check --format text` prints for one problem of an expected.json."""
     where = f" (at {problem['pointer']})" if problem["pointer"] else ""
     place = problem.get("cell") or f"{problem['line']}:{problem['column']}"
-    return (
-        f"{problem['file']}:{place}: "
-        f"{problem['severity']}[{problem['code']}]: {problem['message']}{where}"
-    )
+    return f"{problem['file']}:{place}: {problem['severity']}[{problem['code']}]: {problem['message']}{where}"
 
 
 @cache

@@ -168,6 +168,7 @@ def test_a_record_of_a_workbook_references_a_json_one_and_back(tmp_path: Path) -
     book.save(root / "cards" / "imps.xlsx")
     golem = {"kind": "test.card", "id": "golem", "name": "Golem", "source": SOURCE, "ally": "imp"}
     (root / "cards" / "golem.json").write_text(json.dumps([golem]), encoding="utf-8")
+    (root / "cards" / "~$imps.xlsx").write_bytes(b"\x05owner")  # Excel's lock file while imps.xlsx is open
     done = pnp("check", cwd=root)
     assert done.returncode == 0, done.stdout
     assert done.stdout == "2 files, 2 records: 0 errors, 0 warnings\n"
