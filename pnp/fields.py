@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pnp.jsonfile import json_type_name
+
 if TYPE_CHECKING:
     from pnp.config import Project
     from pnp.schemas import SchemaSet
@@ -157,23 +159,11 @@ def _types(node: dict[str, Any]) -> Iterator[str]:
         yield from (k for k in kind if isinstance(k, str))
     values = [node["const"]] if "const" in node else node.get("enum", [])
     for value in values if isinstance(values, list) else []:
-        yield _json_type(value)
+        yield json_type_name(value)
     if "properties" in node:
         yield "object"
     if "items" in node or "prefixItems" in node:
         yield "array"
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object" if isinstance(value, dict) else "null"
 
 
 class CellError(ValueError):
