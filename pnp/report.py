@@ -104,7 +104,7 @@ def report_sarif(result: CheckResult, out: IO[str]) -> None:
                         "artifactLocation": {"uri": p.file.replace("\\", "/")},
                         "region": {"startLine": p.line, "startColumn": p.column},
                     },
-                    **({"logicalLocations": [{"name": p.cell, "kind": "element"}]} if p.cell else {}),
+                    **({"logicalLocations": [{"name": p.cell}]} if p.cell else {}),
                 }
             ],
         }
