@@ -306,3 +306,18 @@ def test_schema_declares_separator_and_dates(tmp_path: Path) -> None:
     assert records_of(root, "test.spell") == [
         {"kind": "test.spell", "id": "bolt", "name": "Bolt", "source": SOURCE, "level": 1}
     ]
+
+
+def test_a_project_built_from_a_workbook_prints_the_same_cards(tmp_path: Path) -> None:
+    """`pnp new`'s project built from its JSON, then from the same records as an XLSX file:
+    byte-identical PDFs (layouts, references and sheets see the same records)."""
+    root = tmp_path / "game"
+    assert pnp("new", str(root), cwd=tmp_path).returncode == 0
+    assert pnp("build", cwd=root).returncode == 0
+    from_json = {p.relative_to(root): p.read_bytes() for p in sorted((root / "output").rglob("*.pdf"))}
+    done = pnp("export", "records", "--format", "xlsx", "mygame.card", "-o", "cards/cards.xlsx", cwd=root)
+    assert done.returncode == 0, done.stderr
+    (root / "cards" / "cards.json").unlink()
+    assert pnp("build", "--force", cwd=root).returncode == 0
+    from_xlsx = {p.relative_to(root): p.read_bytes() for p in sorted((root / "output").rglob("*.pdf"))}
+    assert from_json and from_xlsx == from_json
