@@ -16,6 +16,7 @@ from typing import Any
 from pnp.config import ConfigError
 from pnp.fields import FALSE_WORDS, INTEGER, NUMBER, TRUE_WORDS
 from pnp.tabular import Sheet, TableError, read_sheets
+from pnp.tabular import cell_text as _text
 
 ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"
 
@@ -66,14 +67,6 @@ def _pick(path: Path, sheets: list[Sheet], name: str | None) -> Sheet:
         if sheet.name == name:
             return sheet
     raise ConfigError(f"{path}: no visible sheet {name!r}; sheets: {', '.join(str(s.name) for s in sheets)}")
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
 
 
 def _node(value: Any, rows: int, name: str) -> dict[str, Any]:

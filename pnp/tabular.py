@@ -59,6 +59,13 @@ class TableLocator:
     header_rows: list[int] = field(default_factory=list)
     columns: list[dict[tuple[str, ...], int]] = field(default_factory=list)
     rows: list[tuple[int, int]] = field(default_factory=list)  # per record: (sheet, row)
+    moved: dict[int, dict[tuple[str, ...], int]] = field(default_factory=dict)  # record -> path -> column
+
+    def _column(self, record: int, columns: dict[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
+        """The column of a field path; list items closed up over empty cells are in `moved`."""
+        moved = self.moved.get(record)
+        found = moved.get(path) if moved else None
+        return found if found is not None else columns.get(path)
 
     def offset_of(self, finding: Finding) -> int:
         parts = [p.replace("~1", "/").replace("~0", "~") for p in finding.pointer.split("/")[1:]]
@@ -70,9 +77,12 @@ class TableLocator:
         if finding.at_key:
             return cell_offset(sheet, self.header_rows[sheet], columns.get(path, _first(columns)))
         for end in range(len(path), 0, -1):
-            column = columns.get(path[:end])
+            column = self._column(int(parts[0]), columns, path[:end])
             if column is None:  # a group of columns (source.seed, source.section): its first
-                column = min((c for p, c in columns.items() if p[:end] == path[:end]), default=None)
+                moved = self.moved.get(int(parts[0]), {})
+                group = [c for p, c in moved.items() if p[:end] == path[:end]]
+                group = group or [c for p, c in columns.items() if p[:end] == path[:end]]
+                column = min(group, default=None)
             if column is not None:
                 return cell_offset(sheet, row, column)
         return cell_offset(sheet, row, _first(columns))
@@ -319,6 +329,13 @@ def _column_number(letters: str) -> int:
 # --- rows to records ---------------------------------------------------------------------
 
 
+def cell_text(cell: Any) -> str:
+    """A cell as text: a whole number without its '.0' (header 2024, not 2024.0)."""
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return "" if cell is None else str(cell).strip()
+
+
 def _is_empty(cell: Any) -> bool:
     return cell is None or (isinstance(cell, str) and not cell.strip())
 
@@ -355,7 +372,7 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
     for position, cell in enumerate(header, start=1):
         if _is_empty(cell):
             continue
-        name = str(cell).strip()
+        name = cell_text(cell)
         parts = tuple(part.strip() for part in name.split("."))
         at = cell_offset(index, header_row, position)
         if not all(parts):
@@ -409,7 +426,9 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
                     "name the field there, or clear the column"
                 )
                 out.append(Finding("unknown-column", message, offset=cell_offset(index, number, position)))
-        record = _record(index, number, cells, paths, kind_column, default_kind, sheet, guide, out)
+        record, moved = _record(index, number, cells, paths, kind_column, default_kind, sheet, guide, out)
+        if moved:
+            locator.moved[len(locator.rows)] = moved
         locator.rows.append((index, number))
         record_file.records.append(record)
 
@@ -460,12 +479,14 @@ def _record(
     sheet: Sheet,
     guide: FieldGuide,
     out: list[Finding],
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], dict[tuple[str, ...], int]]:
+    """One row's record, and the columns of list items that moved up over empty cells."""
     kind = default_kind
     if kind_column is not None and kind_column <= len(cells) and not _is_empty(cells[kind_column - 1]):
         kind = str(cells[kind_column - 1]).strip()
     record: dict[str, Any] = {"kind": kind} if kind is not None else {}
     nested: set[str] = set()
+    placed: list[tuple[tuple[str, ...], int]] = []
     errors = sheet.errors
     width = len(cells)
     for position, parts, allowed in _plan(paths, kind or "", guide):
@@ -485,6 +506,7 @@ def _record(
             record[parts[0]] = value
             continue
         nested.add(parts[0])
+        placed.append((parts, position))
         node = record
         for part in parts[:-1]:
             child = node.setdefault(part, {})
@@ -493,9 +515,16 @@ def _record(
             node = child
         else:
             node[parts[-1]] = value
+    renumbered: dict[tuple[str, ...], dict[str, str]] = {}
     for key in nested:
-        record[key] = _lists(record[key], kind or "", (key,), guide)
-    return record
+        record[key] = _lists(record[key], kind or "", (key,), guide, renumbered)
+    moved: dict[tuple[str, ...], int] = {}
+    if renumbered:
+        for parts, position in placed:
+            actual = tuple(renumbered.get(parts[:i], {}).get(part, part) for i, part in enumerate(parts))
+            if actual != parts:
+                moved[actual] = position
+    return record, moved
 
 
 def _plan(paths: dict[int, tuple[str, ...]], kind: str, guide: FieldGuide) -> list[tuple[int, tuple[str, ...], Field]]:
@@ -509,13 +538,19 @@ def _plan(paths: dict[int, tuple[str, ...]], kind: str, guide: FieldGuide) -> li
     return found[1]
 
 
-def _lists(node: Any, kind: str, path: tuple[str, ...], guide: FieldGuide) -> Any:
-    """Objects whose keys are 0, 1, 2... (from indexed headers) become lists, in index order."""
+def _lists(
+    node: Any, kind: str, path: tuple[str, ...], guide: FieldGuide, renumbered: dict[tuple[str, ...], dict[str, str]]
+) -> Any:
+    """Objects whose keys are 0, 1, 2... (from indexed headers) become lists, in index order;
+    items after an empty one move up (`renumbered` records it, in header terms)."""
     if not isinstance(node, dict):
         return node
     for key, value in node.items():
-        node[key] = _lists(value, kind, (*path, key), guide)
+        node[key] = _lists(value, kind, (*path, key), guide, renumbered)
     types = guide.field(kind, path).types
     if node and all(key.isdigit() for key in node) and ("array" in types or not types):
-        return [node[key] for key in sorted(node, key=int)]
+        order = sorted(node, key=int)
+        if order != [str(i) for i in range(len(order))]:
+            renumbered[path] = {old: str(new) for new, old in enumerate(order)}
+        return [node[key] for key in order]
     return node

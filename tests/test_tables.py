@@ -321,3 +321,18 @@ def test_a_project_built_from_a_workbook_prints_the_same_cards(tmp_path: Path) -
     assert pnp("build", "--force", cwd=root).returncode == 0
     from_xlsx = {p.relative_to(root): p.read_bytes() for p in sorted((root / "output").rglob("*.pdf"))}
     assert from_json and from_xlsx == from_json
+
+
+def test_list_items_after_empty_cells_move_up_and_stay_located(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    book = openpyxl.Workbook()
+    book.active.title = "Cards"
+    header = ["kind", "id", "name", "source.seed", "source.section", "faces.0.name", "faces.0.summons.0"]
+    book.active.append([*header, "faces.1.name", "faces.1.summons.0"])
+    book.active.append(["test.card", "imp", "Imp", SEED, "Test", None, None, "Back", "nobody"])
+    book.save(root / "cards" / "cards.xlsx")
+    lines = pnp("check", cwd=root).stdout.splitlines()
+    assert lines[0] == (
+        "cards/cards.xlsx:Cards!I2: error[missing-reference]: 'nobody' names no test.card or test.spell record; "
+        "add that record, or correct the id (at /0/faces/0/summons/0)"
+    )
