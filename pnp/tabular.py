@@ -26,6 +26,23 @@ from pnp.problems import Finding
 from pnp.records import RecordFile
 
 WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".ods")
+# What a failed formula shows, in a CSV saved from a sheet or an ODS cell: never card data.
+ERROR_LITERALS = frozenset(
+    {
+        "#REF!",
+        "#DIV/0!",
+        "#N/A",
+        "#NAME?",
+        "#NULL!",
+        "#NUM!",
+        "#VALUE!",
+        "#SPILL!",
+        "#CALC!",
+        "#GETTING_DATA",
+        "#ERROR!",
+    }
+)
+ODS_ERROR = re.compile(r"Err:\d{3}")
 EXPANSION_LIMIT = 10  # a workbook may unzip to at most 10x max-file-mb (zip bombs)
 ROW_BITS, SHEET_BITS = 16, 40
 
@@ -189,6 +206,9 @@ def _read_csv(raw: bytes, delimiter: str) -> Sheet:
         ) from None
     if not text.strip():
         raise TableError("empty-file", "file is empty; a CSV record file holds a header row and one row per record")
+    first_line = text.split("\n", 1)[0]
+    if delimiter == "," and first_line.count(";") > first_line.count(","):
+        delimiter = ";"  # Excel in locales with a decimal comma writes "CSV" with semicolons
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     rows: list[tuple[int, list[Any]]] = []
     start = 1
@@ -495,8 +515,16 @@ def _record(
         if errors and (number, position) in errors:
             out.append(Finding("formula-error", errors[number, position], offset=cell_offset(index, number, position)))
             continue
+        cell = cells[position - 1]
+        if type(cell) is str and cell[:1] in "#E" and (cell in ERROR_LITERALS or ODS_ERROR.fullmatch(cell)):
+            message = (
+                f"the cell holds the spreadsheet error {cell} (a formula that failed where this file was "
+                "saved); correct the formula or type the value"
+            )
+            out.append(Finding("formula-error", message, offset=cell_offset(index, number, position)))
+            continue
         try:
-            value = convert(cells[position - 1], allowed)
+            value = convert(cell, allowed)
         except CellError as err:
             out.append(Finding(err.code, str(err), offset=cell_offset(index, number, position)))
             continue

@@ -336,3 +336,16 @@ def test_list_items_after_empty_cells_move_up_and_stay_located(tmp_path: Path) -
         "cards/cards.xlsx:Cards!I2: error[missing-reference]: 'nobody' names no test.card or test.spell record; "
         "add that record, or correct the id (at /0/faces/0/summons/0)"
     )
+
+
+def test_semicolon_csv_and_error_literals(tmp_path: Path) -> None:
+    """Excel with a decimal comma saves "CSV" with semicolons; a broken formula is saved as #REF!."""
+    root = project(tmp_path)
+    rows = ["kind;id;name;source.seed;source.section;text", f"test.card;imp;Imp;{SEED};Test;#REF!"]
+    (root / "cards" / "cards.csv").write_text("\r\n".join(rows) + "\r\n", encoding="utf-8")
+    lines = pnp("check", cwd=root).stdout.splitlines()
+    assert lines == [
+        "cards/cards.csv:2:6: error[formula-error]: the cell holds the spreadsheet error #REF! (a formula that "
+        "failed where this file was saved); correct the formula or type the value",
+        "1 files, 1 records: 1 error, 0 warnings",
+    ]
