@@ -434,8 +434,10 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
     unnamed: set[int] = set()
     for number, cells in rows[1:]:
         if sheet.ragged and len(cells) != width:
-            out.append(_ragged(index, number, cells, width))
-            continue
+            if len(cells) < width or any(not _is_empty(c) for c in cells[width:]):
+                out.append(_ragged(index, number, cells, width))
+                continue
+            cells = cells[:width]  # trailing empty cells past the header: harmless
         for position, cell in enumerate(cells, start=1):
             if position in unnamed or position in paths or _is_empty(cell) or position == kind_column:
                 continue
