@@ -84,13 +84,18 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
     """Parse a YAML file into one record (`records`: or a list of them); syntax errors and
     duplicate keys become findings."""
     try:
-        raw = path.read_bytes()
+        size = path.stat().st_size
+        raw = path.read_bytes() if size <= max_bytes else b""
     except OSError as err:
         return YamlFile(
             path, display, b"", [], False, [Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)]
         )
-    if len(raw) > max_bytes:
-        return YamlFile(path, display, b"", [], False, [Finding("file-too-large", "file is too large", offset=0)])
+    if size > max_bytes:  # not read: memory stays bounded
+        message = (
+            f"file is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
+            "split it into smaller files" + (" (or raise max-file-mb in pnp.toml)" if records else "")
+        )
+        return YamlFile(path, display, b"", [], False, [Finding("file-too-large", message, offset=0)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
