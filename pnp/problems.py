@@ -161,8 +161,9 @@ class Problem:
         """FILE:LINE:COL, or FILE:Sheet!C12 for a workbook cell."""
         return f"{self.file}:{self.cell}" if self.cell else f"{self.file}:{self.line}:{self.column}"
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        return (self.file, self.line, self.column, self.code, self.message)
+    def sort_key(self) -> tuple[str, str, int, int, str, str]:
+        """By file, then sheet (workbooks), line and column."""
+        return (self.file, self.cell.rpartition("!")[0], self.line, self.column, self.code, self.message)
 
 
 def severity_of(finding: Finding) -> Severity:
