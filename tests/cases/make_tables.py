@@ -49,10 +49,13 @@ def main() -> None:
         },
         hidden=("Notes",),
     )
-    # unknown and duplicate headers, at the header cell, with did-you-mean
+    # unknown and duplicate headers, at the header cell, with did-you-mean; a sheet with no kind
     write(
         CASES / "table-unknown-column/cards/units.xlsx",
-        {"Units": [[*HEADER, "elemnt", "cost"], [*card("fire-imp", "Fire Imp", 3), "fire", 4]]},
+        {
+            "Units": [[*HEADER, "elemnt", "cost"], [*card("fire-imp", "Fire Imp", 3), "fire", 4]],
+            "Extra": [[], [None, "id", "name"], [None, "water-imp", "Water Imp"]],
+        },
     )
     # kind from [sources] per sheet, lists by separator and by index, merged cells, formula errors
     book = write(
