@@ -23,6 +23,8 @@ RECORD_SUFFIXES: dict[str, str] = {
     ".tsv": "table",
     ".xlsx": "table",
     ".xlsm": "table",
+    ".xlsb": "table",
+    ".xls": "table",
     ".ods": "table",
 }
 

@@ -25,7 +25,8 @@ from pnp.fields import ABSENT, CellError, Field, FieldGuide, convert
 from pnp.problems import Finding
 from pnp.records import RecordFile
 
-WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".ods")
+WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods", ".xls")
+ZIPPED = (".xlsx", ".xlsm", ".xlsb", ".ods")  # .xls (Excel 97-2003) is not a zip: no unpacked-size check
 # What a failed formula shows, in a CSV saved from a sheet or an ODS cell: never card data.
 ERROR_LITERALS = frozenset(
     {
@@ -227,10 +228,12 @@ def _read_csv(raw: bytes, delimiter: str) -> Sheet:
 
 def _read_workbook(path: Path, max_unzipped: int) -> list[Sheet]:
     """Every visible worksheet of an XLSX/ODS file, with cell errors (XLSX) and merged cells."""
+    unzipped, errors = 0, {}
     try:
-        with zipfile.ZipFile(path) as archive:
-            unzipped = sum(info.file_size for info in archive.infolist())
-            errors = _xlsx_cell_errors(archive) if path.suffix.lower() != ".ods" else {}
+        if path.suffix.lower() in ZIPPED:
+            with zipfile.ZipFile(path) as archive:
+                unzipped = sum(info.file_size for info in archive.infolist())
+                errors = _xlsx_cell_errors(archive) if path.suffix.lower() in (".xlsx", ".xlsm") else {}
     except (zipfile.BadZipFile, OSError, EOFError, KeyError, ElementTree.ParseError, ValueError) as err:
         raise TableError("bad-workbook", _damaged(path, err)) from None
     if unzipped > max_unzipped:
