@@ -105,7 +105,20 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
     loader = _RecordLoader(text) if records else yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
+        distinct: dict[int, tuple[int, int]] = {}
+        expanded, depth = _expanded_size(node, distinct) if node is not None else (0, 0)
+        if depth > MAX_DEPTH:
+            raise RecursionError
+        if expanded > max(10 * len(distinct), 100_000):
+            message = (
+                f"aliases (*name) expand this file to {expanded:,} values from {len(distinct):,}; "
+                "write the values out, or use fewer nested aliases"
+            )
+            return YamlFile(path, display, raw, [], False, [Finding("file-too-large", message, offset=0)])
         data = loader.construct_document(node) if node is not None else None
+    except RecursionError:
+        message = "YAML syntax: nested too deeply to read; flatten the structure"
+        return YamlFile(path, display, raw, [], False, [Finding("json-syntax", message, offset=0)])
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         offset = _offset(text, mark.line, mark.column) if mark is not None else 0
@@ -130,6 +143,27 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
         findings.append(Finding("not-a-record", f"a {'record' if records else 'layout'} file holds {what}", offset=0))
         return YamlFile(path, display, raw, [], False, findings, node=node)
     return YamlFile(path, display, raw, [data], False, findings, node=node)
+
+
+MAX_DEPTH = 100  # records and layouts need a few levels; deeper ones break later stages' recursion
+
+
+def _expanded_size(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(values, depth) the node stands for once every alias is expanded, memoised per node, so
+    a "billion laughs" file is measured in microseconds, not expanded."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = (1, 1)  # a node that contains itself (recursive alias) counts once
+    if isinstance(node, yaml.MappingNode):
+        children = [_expanded_size(n, sizes) for pair in node.value for n in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = [_expanded_size(item, sizes) for item in node.value]
+    else:
+        children = []
+    found = (1 + sum(size for size, _ in children), 1 + max((depth for _, depth in children), default=0))
+    sizes[id(node)] = found
+    return found
 
 
 def _text(raw: bytes) -> str:
