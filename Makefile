@@ -41,6 +41,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/check_bench.py
 	$(PY) bench/build_bench.py
+	$(PY) bench/table_bench.py
 
 clean:
 	rm -rf output $(VENV)

@@ -49,7 +49,7 @@ def cli() -> None:
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option(
-    "--ignore", default="", help="Comma-separated codes or groups (references, json, schema, assets) to skip."
+    "--ignore", default="", help="Comma-separated codes or groups (references, json, schema, assets, tables) to skip."
 )
 @click.option("--select", default="", help="Comma-separated codes or groups to report, and only those.")
 @click.option("--render", is_flag=True, help="Also render every card to find text that does not fit (slower).")
@@ -103,6 +103,28 @@ def new(directory: Path) -> None:
 
     created = scaffold(directory)
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
+
+
+@cli.command("init-schema")
+@click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
+@click.option(
+    "--kind", default=None, help="The kind, GAME.KIND (default: the file's kind column, if it has one value)."
+)
+@click.option("--sheet", default=None, help="The workbook sheet to read (default: the first visible one).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None, help="Write here instead of stdout.")
+def init_schema(file: Path, kind: str | None, sheet: str | None, output: Path | None) -> None:
+    """Propose a kind schema from a spreadsheet's headers and values (CSV, TSV, XLSX, ODS), to edit."""
+    from pnp.config import DEFAULT_MAX_FILE_MB
+    from pnp.initschema import propose_schema, schema_text
+
+    text = schema_text(propose_schema(file, kind, sheet, DEFAULT_MAX_FILE_MB * 1024 * 1024))
+    if output is None:
+        sys.stdout.write(text)
+    elif output.exists():
+        raise ConfigError(f"{output}: already exists; choose another name or remove it")
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}; edit it (ranges, x-ref references, x-text), then run pnp check", err=True)
 
 
 @cli.command()
@@ -249,6 +271,32 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
         err=True,
     )
     sys.exit(result.exit_code)
+
+
+@export.command("records")
+@click.argument("kinds", nargs=-1)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "xlsx", "json"]),
+    default="json",
+    show_default=True,
+    help="File format.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="File to write for one KIND; folder for several (default output/records/KIND.EXT).",
+)
+@project_option
+def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, project_dir: Path | None) -> None:
+    """The records of each KIND (default: every kind) as CSV, XLSX or JSON, to edit elsewhere and read back."""
+    from pnp.tablewriter import export_records as run
+
+    project = _project(project_dir)
+    _report_export(project, "records", run(project, kinds, fmt, output), "text")
 
 
 @export.command("printshop")

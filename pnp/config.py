@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROJECT_FILE = "pnp.toml"
@@ -41,6 +41,9 @@ class Project:
     paper: str = "a4"
     duplex: str = "long"
     languages: tuple[str, ...] = ()  # [build] languages: the source language first (pnp.translate)
+    # [sources]: spreadsheet files (relative to the root) -> kind, or sheet name -> kind
+    sources: dict[str, str | dict[str, str]] = field(default_factory=dict)
+    list_separator: str = ""  # [sources] list-separator: splits a cell into a list
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -118,9 +121,12 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in languages
     ):
         raise ConfigError(f'{path}: [build] languages must be a list of language codes, source first: ["en", "de"]')
-    unknown_tables = sorted(set(table) - {"project", "games", "build"})
+    unknown_tables = sorted(set(table) - {"project", "games", "build", "sources"})
     if unknown_tables:
-        raise ConfigError(f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build]")
+        raise ConfigError(
+            f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build], [sources]"
+        )
+    sources, list_separator = _sources(path, root, table.get("sources") or {})
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     if not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise ConfigError(f"{path}: [project] max-file-mb must be a positive number")
@@ -136,4 +142,32 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         paper=paper,
         duplex=duplex,
         languages=tuple(dict.fromkeys(languages)),
+        sources=sources,
+        list_separator=list_separator,
     )
+
+
+def _sources(path: Path, root: Path, table: object) -> tuple[dict[str, str | dict[str, str]], str]:
+    """[sources]: "cards/units.csv" = "kind", "cards/game.xlsx" = {Units = "kind"}, list-separator."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [sources] must be a table")
+    separator = table.get("list-separator", "")
+    if not isinstance(separator, str):
+        raise ConfigError(f'{path}: [sources] list-separator must be a string such as ";"')
+    sources: dict[str, str | dict[str, str]] = {}
+    for key, value in table.items():
+        if key == "list-separator":
+            continue
+        sheets_ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        if not isinstance(value, str) and not sheets_ok:
+            raise ConfigError(
+                f"{path}: [sources] {key!r} must name a kind, or map sheet names to kinds: "
+                '"cards/units.xlsx" = {Units = "mygame.unit"}'
+            )
+        source = (root / key).resolve()
+        if not source.is_relative_to(root) or not source.is_file():
+            raise ConfigError(
+                f"{path}: [sources] {key!r} is no file of this project (paths start at pnp.toml's folder)"
+            )
+        sources[os.path.normpath(key)] = value
+    return sources, separator

@@ -766,7 +766,7 @@ def render_gallery(project: Project, plans: list[KindPlan], problems: list[Probl
                             "severity": p.severity,
                             "code": p.code,
                             "message": RECORD_PREFIX.sub("", p.message),
-                            "where": f"{p.file}:{p.line}:{p.column}" + (f" (at {p.pointer})" if p.pointer else ""),
+                            "where": p.place + (f" (at {p.pointer})" if p.pointer else ""),
                         }
                         for p in own
                     ],
@@ -794,7 +794,7 @@ def render_gallery(project: Project, plans: list[KindPlan], problems: list[Probl
                 "severity": p.severity,
                 "code": p.code,
                 "message": p.message,
-                "where": f"{p.file}:{p.line}:{p.column}" if p.file else "",
+                "where": p.place if p.file else "",
             }
             for p in unplaced
         ],

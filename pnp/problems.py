@@ -30,6 +30,15 @@ CODES: dict[str, Code] = {
     "duplicate-key": Code("error", "a key appears twice in one object"),
     "non-finite-number": Code("error", "NaN or Infinity, which JSON does not allow"),
     "not-a-record": Code("error", "a value that is not a record object"),
+    # spreadsheets (CSV, TSV, XLSX, ODS)
+    "bad-workbook": Code("error", "a workbook that cannot be opened"),
+    "csv-syntax": Code("error", "a CSV file whose rows cannot be split"),
+    "ragged-row": Code("error", "a CSV row with more or fewer cells than the header"),
+    "unknown-column": Code("error", "a column header that names no field of the kind"),
+    "duplicate-column": Code("error", "a column header that appears twice"),
+    "formula-error": Code("error", "a formula cell with an error or no saved value"),
+    "date-cell": Code("error", "a date or time cell where the schema expects none"),
+    "list-cell": Code("error", "a list in one cell with no separator declared"),
     # kinds and schemas
     "missing-kind": Code("error", "a record without a kind"),
     "unknown-kind": Code("error", "a record whose kind has no schema"),
@@ -110,6 +119,16 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "translation-markup",
         "undrawable-character",
     ),
+    "tables": (
+        "bad-workbook",
+        "csv-syntax",
+        "ragged-row",
+        "unknown-column",
+        "duplicate-column",
+        "formula-error",
+        "date-cell",
+        "list-cell",
+    ),
 }
 
 
@@ -140,7 +159,7 @@ class Finding:
     pointer: str = ""
     at_key: bool = False
     severity: Severity | None = None
-    offset: int | None = None  # exact character offset when the check knows it
+    offset: int | None = None  # exact offset when the check knows it (characters; cells: see records.Locator)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,9 +171,16 @@ class Problem:
     code: str
     severity: Severity
     message: str
+    cell: str = ""  # a workbook's "Sheet!C12" (line = row, column = column number)
 
-    def sort_key(self) -> tuple[str, int, int, str, str]:
-        return (self.file, self.line, self.column, self.code, self.message)
+    @property
+    def place(self) -> str:
+        """FILE:LINE:COL, or FILE:Sheet!C12 for a workbook cell."""
+        return f"{self.file}:{self.cell}" if self.cell else f"{self.file}:{self.line}:{self.column}"
+
+    def sort_key(self) -> tuple[str, str, int, int, str, str]:
+        """By file, then sheet (workbooks), line and column."""
+        return (self.file, self.cell.rpartition("!")[0], self.line, self.column, self.code, self.message)
 
 
 def severity_of(finding: Finding) -> Severity:

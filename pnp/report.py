@@ -24,12 +24,12 @@ def _summary(result: CheckResult) -> str:
 def report_text(result: CheckResult, out: IO[str]) -> None:
     for p in result.problems:
         where = f" (at {p.pointer})" if p.pointer else ""
-        out.write(f"{p.file}:{p.line}:{p.column}: {p.severity}[{p.code}]: {p.message}{where}\n")
+        out.write(f"{p.place}: {p.severity}[{p.code}]: {p.message}{where}\n")
     out.write(_summary(result) + "\n")
 
 
 def problem_dict(p: Problem) -> dict[str, Any]:
-    return {
+    found = {
         "file": p.file,
         "line": p.line,
         "column": p.column,
@@ -38,6 +38,9 @@ def problem_dict(p: Problem) -> dict[str, Any]:
         "severity": p.severity,
         "message": p.message,
     }
+    if p.cell:  # workbooks only: "Sheet!C12" (line is the row, column the column number)
+        found["cell"] = p.cell
+    return found
 
 
 def report_json(result: CheckResult, out: IO[str]) -> None:
@@ -68,6 +71,8 @@ def report_github(result: CheckResult, out: IO[str]) -> None:
     for p in result.problems:
         level = "error" if p.severity == "error" else "warning"
         where = f" (at {p.pointer})" if p.pointer else ""
+        if p.cell:
+            where += f" (cell {p.cell})"
         out.write(
             f"::{level} file={_escape_github(p.file, True)},line={p.line},col={p.column},"
             f"title={_escape_github(p.code, True)}::{_escape_github(p.message + where)}\n"
@@ -98,7 +103,8 @@ def report_sarif(result: CheckResult, out: IO[str]) -> None:
                     "physicalLocation": {
                         "artifactLocation": {"uri": p.file.replace("\\", "/")},
                         "region": {"startLine": p.line, "startColumn": p.column},
-                    }
+                    },
+                    **({"logicalLocations": [{"name": p.cell}]} if p.cell else {}),
                 }
             ],
         }

@@ -18,7 +18,6 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
-from pnp.jsonfile import locate
 from pnp.problems import Finding
 from pnp.records import RecordFile
 from pnp.schemas import Site
@@ -151,7 +150,7 @@ def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
 def check_duplicates(index: Index) -> Iterator[Located]:
     for rid, places in index.duplicates.items():
         for _kind, record_file, i in places:
-            others = [f"{f.display}:{_line_of(f, j)} ({k})" for k, f, j in places if (f, j) != (record_file, i)]
+            others = [f"{f.where(f.pointer(j) + '/id')} ({k})" for k, f, j in places if (f, j) != (record_file, i)]
             yield (
                 record_file,
                 Finding(
@@ -160,11 +159,6 @@ def check_duplicates(index: Index) -> Iterator[Located]:
                     pointer=record_file.pointer(i) + "/id",
                 ),
             )
-
-
-def _line_of(record_file: RecordFile, i: int) -> int:
-    offset = locate(record_file.text, record_file.pointer(i) + "/id")
-    return record_file.text.count("\n", 0, offset) + 1
 
 
 def values_at(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
@@ -305,8 +299,6 @@ def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: fro
             continue
         close = difflib.get_close_matches(name, sorted(icons), n=1, cutoff=0.6)
         hint = f"did you mean {{{close[0]}}}? " if close else ""
-        start = locate(record_file.text, pointer)
-        token_at = record_file.text.find(match.group(), start)
         yield (
             record_file,
             Finding(
@@ -314,7 +306,7 @@ def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: fro
                 f"unknown icon {match.group()} in text; {hint}"
                 f"icons are defined in layouts/icons.json: {', '.join(sorted(icons)) or 'none'}",
                 pointer,
-                offset=token_at if token_at >= 0 else start,
+                offset=record_file.offset_in_value(pointer, match.group()),
             ),
         )
 

@@ -1,5 +1,5 @@
-"""Layouts may be written in YAML too. Read with PyYAML's safe loader, keeping every node's
-position so problems are located at line:column like in JSON files."""
+"""Layouts and record files may be written in YAML too. Read with PyYAML's safe loader, keeping
+every node's position so problems are located at line:column like in JSON files."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class YamlFile(RecordFile):
 
     def locate(self, finding: Finding) -> Problem:
         if finding.offset is not None:
-            return self.problem(finding, *line_col(self.raw.decode("utf-8", errors="replace"), finding.offset))
+            return self.problem(finding, *line_col(_text(self.raw), finding.offset))
         if self.node is None:
             return self.problem(finding, 1, 1)
         mark = _mark_at(self.node, finding.pointer, finding.at_key)
@@ -50,25 +50,75 @@ def _mark_at(node: Any, pointer: str, at_key: bool) -> Any:
     return node.start_mark
 
 
-def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
-    """Parse a YAML file into one record; syntax errors and duplicate keys become findings."""
+@dataclass(frozen=True, slots=True)
+class YamlLocator:
+    """Locates a finding's pointer in a YAML record file by its composed nodes."""
+
+    node: Any
+    text: str
+
+    def offset_of(self, finding: Finding) -> int:
+        return int(_mark_at(self.node, finding.pointer, finding.at_key).index) if self.node is not None else 0
+
+    def position(self, offset: int) -> tuple[int, int, str]:
+        return (*line_col(self.text, offset), "")
+
+
+class _RecordLoader(yaml.SafeLoader):  # type: ignore[misc]
+    """Dates stay text: a record holds JSON values only (2024-01-02 is a string, as in JSON)."""
+
+
+_RecordLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
+
+
+def load_yaml_records(path: Path, display: str, max_bytes: int) -> RecordFile:
+    """A YAML record file: one mapping (a record) or a list of mappings, like a JSON one."""
+    loaded = load_yaml(path, display, max_bytes, records=True)
+    text = _text(loaded.raw)
+    record_file = RecordFile(path, display, loaded.raw, loaded.records, loaded.is_array, loaded.findings, text)
+    record_file.locator = YamlLocator(loaded.node, text)
+    return record_file
+
+
+def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -> YamlFile:
+    """Parse a YAML file into one record (`records`: or a list of them); syntax errors and
+    duplicate keys become findings."""
     try:
-        raw = path.read_bytes()
+        size = path.stat().st_size
+        raw = path.read_bytes() if size <= max_bytes else b""
     except OSError as err:
         return YamlFile(
             path, display, b"", [], False, [Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)]
         )
-    if len(raw) > max_bytes:
-        return YamlFile(path, display, b"", [], False, [Finding("file-too-large", "file is too large", offset=0)])
+    if size > max_bytes:  # not read: memory stays bounded
+        message = (
+            f"file is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
+            "split it into smaller files" + (" (or raise max-file-mb in pnp.toml)" if records else "")
+        )
+        return YamlFile(path, display, b"", [], False, [Finding("file-too-large", message, offset=0)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         message = f"byte 0x{raw[err.start : err.start + 1].hex()} is not valid UTF-8; save the file as UTF-8"
         return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=0)])
-    loader = yaml.SafeLoader(text)
+    text = text.removeprefix("\ufeff")  # offsets count characters after a byte-order mark
+    loader = _RecordLoader(text) if records else yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
+        distinct: dict[int, tuple[int, int]] = {}
+        expanded, depth = _expanded_size(node, distinct) if node is not None else (0, 0)
+        if depth > MAX_DEPTH:
+            raise RecursionError
+        if expanded > max(10 * len(distinct), 100_000):
+            message = (
+                f"aliases (*name) expand this file to {expanded:,} values from {len(distinct):,}; "
+                "write the values out, or use fewer nested aliases"
+            )
+            return YamlFile(path, display, raw, [], False, [Finding("file-too-large", message, offset=0)])
         data = loader.construct_document(node) if node is not None else None
+    except RecursionError:
+        message = "YAML syntax: nested too deeply to read; flatten the structure"
+        return YamlFile(path, display, raw, [], False, [Finding("json-syntax", message, offset=0)])
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         offset = _offset(text, mark.line, mark.column) if mark is not None else 0
@@ -81,10 +131,43 @@ def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     finally:
         loader.dispose()
     findings = list(_duplicate_keys(node, ""))
-    records = [data] if isinstance(data, dict) else []
-    if not records:
-        findings.append(Finding("not-a-record", "a layout file holds one mapping (YAML) or object (JSON)", offset=0))
-    return YamlFile(path, display, raw, records, False, findings, node=node)
+    if records and node is None:
+        findings.append(
+            Finding("empty-file", "file is empty; a record file holds one record or a list of them", offset=0)
+        )
+        return YamlFile(path, display, raw, [], False, findings)
+    if records and isinstance(data, list):
+        return YamlFile(path, display, raw, data, True, findings, node=node)
+    if not isinstance(data, dict):
+        what = "a mapping (one record) or a list of mappings" if records else "one mapping (YAML) or object (JSON)"
+        findings.append(Finding("not-a-record", f"a {'record' if records else 'layout'} file holds {what}", offset=0))
+        return YamlFile(path, display, raw, [], False, findings, node=node)
+    return YamlFile(path, display, raw, [data], False, findings, node=node)
+
+
+MAX_DEPTH = 100  # records and layouts need a few levels; deeper ones break later stages' recursion
+
+
+def _expanded_size(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    """(values, depth) the node stands for once every alias is expanded, memoised per node, so
+    a "billion laughs" file is measured in microseconds, not expanded."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    sizes[id(node)] = (1, 1)  # a node that contains itself (recursive alias) counts once
+    if isinstance(node, yaml.MappingNode):
+        children = [_expanded_size(n, sizes) for pair in node.value for n in pair]
+    elif isinstance(node, yaml.SequenceNode):
+        children = [_expanded_size(item, sizes) for item in node.value]
+    else:
+        children = []
+    found = (1 + sum(size for size, _ in children), 1 + max((depth for _, depth in children), default=0))
+    sizes[id(node)] = found
+    return found
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
 
 
 def _offset(text: str, line: int, column: int) -> int:

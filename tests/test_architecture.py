@@ -13,7 +13,21 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pnp"
-VALIDATION = ["problems", "config", "jsonfile", "records", "schemas", "xrefs", "check", "report", "stats", "layout"]
+VALIDATION = [
+    "problems",
+    "config",
+    "jsonfile",
+    "records",
+    "schemas",
+    "xrefs",
+    "check",
+    "report",
+    "stats",
+    "layout",
+    "fields",
+    "tabular",
+    "yamlfile",
+]
 DRAWING = {"reportlab", "pnp.render", "pnp.pdf", "pnp.build", "pnp.fonts", "pnp.sheets", "pnp.export"}
 
 

@@ -27,8 +27,8 @@ DOC = ROOT / "docs" / "checks.md"
 # and is tested on real exports in tests/test_export.py.
 NOT_YET_COVERED: frozenset[str] = frozenset({"outside-safe-zone"})
 
-# FILE:LINE:COL: severity[code]: MESSAGE, as printed by --format text
-TEXT_LINE = re.compile(r"^\S+:\d+:\d+: (?:error|warning)\[[a-z0-9-]+\]: .+$")
+# FILE:LINE:COL (or FILE:Sheet!C12): severity[code]: MESSAGE, as printed by --format text
+TEXT_LINE = re.compile(r"^\S+:(?:\d+:\d+|\S+![A-Z]+\d+): (?:error|warning)\[[a-z0-9-]+\]: .+$")
 GITHUB_LINE = re.compile(r"^::(?:error|warning) file=.+$")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 
@@ -36,10 +36,8 @@ HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 def text_line(problem: dict[str, object]) -> str:
     """The line `pnp check --format text` prints for one problem of an expected.json."""
     where = f" (at {problem['pointer']})" if problem["pointer"] else ""
-    return (
-        f"{problem['file']}:{problem['line']}:{problem['column']}: "
-        f"{problem['severity']}[{problem['code']}]: {problem['message']}{where}"
-    )
+    place = problem.get("cell") or f"{problem['line']}:{problem['column']}"
+    return f"{problem['file']}:{place}: {problem['severity']}[{problem['code']}]: {problem['message']}{where}"
 
 
 @cache
@@ -61,7 +59,7 @@ def expected_lines() -> frozenset[str]:
 
 
 def codes_in_stdout(stdout: str) -> set[str]:
-    codes = set(re.findall(r"^\S+:\d+:\d+: (?:error|warning)\[([a-z0-9-]+)\]: ", stdout, re.M))
+    codes = set(re.findall(r"^\S+:(?:\d+:\d+|\S+![A-Z]+\d+): (?:error|warning)\[([a-z0-9-]+)\]: ", stdout, re.M))
     codes.update(re.findall(r"^::(?:error|warning) [^:]*?title=([a-z0-9-]+)::", stdout, re.M))
     try:
         sarif = json.loads(stdout)
