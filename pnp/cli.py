@@ -1,4 +1,4 @@
-"""Command line: `pnp check`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`.
+"""Command line: `pnp check`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`, `pnp schema-path`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
 Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
@@ -92,13 +92,37 @@ def check(
 
 
 @cli.command()
-@click.argument("directory", type=click.Path(path_type=Path))
-def new(directory: Path) -> None:
-    """Create a new content project in DIRECTORY (one example kind, schema, record, layout)."""
-    from pnp.scaffold import scaffold
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--name", default=None, help="The game's name, when PATH is not it (then PATH is the folder as given).")
+def new(path: Path, name: str | None) -> None:
+    """Create a project for your game: pnp new "Ember Wild" writes ember-wild/ with an example
+    card kind (schema, records, layout with a back), a component list, an icon, a README and a CI workflow."""
+    from pnp.scaffold import project_folder, scaffold
 
-    created = scaffold(directory)
+    directory = path if name is not None else project_folder(path)
+    created = scaffold(directory, name if name is not None else path.name)
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
+
+
+@cli.command("schema-path")
+@click.argument("name", required=False)
+@click.option("--all", "list_all", is_flag=True, help="Print every published schema's path, one a line.")
+def schema_path(name: str | None, list_all: bool) -> None:
+    """Print the folder of pnp's JSON Schemas (layout, ...), or the file of schema NAME.
+
+    For editors and `$schema` keys: "$schema": "<this folder>/layout.schema.json".
+    """
+    from pnp.published import SCHEMA_DIR, published_schemas
+
+    schemas = published_schemas()
+    if list_all:
+        click.echo("\n".join(str(path) for path in schemas.values()))
+    elif name is None:
+        click.echo(str(SCHEMA_DIR))
+    elif name.removesuffix(".schema.json") in schemas:
+        click.echo(str(schemas[name.removesuffix(".schema.json")]))
+    else:
+        raise ConfigError(f"no published schema {name!r}; there are: {', '.join(schemas)}")
 
 
 @cli.command()

@@ -1,17 +1,80 @@
-"""`pnp new DIR`: a fresh content project with one example kind, schema, records and layout."""
+"""`pnp new "Ember Wild"`: a fresh project for the user's own game, named after it.
+
+The template (pnp/scaffold/) holds placeholders filled here: __NAME__ (the game's name as
+typed), __SLUG__ (its folder name, `ember-wild`), __PREFIX__ (its kind prefix, `emberwild`:
+kinds are PREFIX.KIND and a prefix has no hyphen) and __VERSION__ (this pnp). A path part
+named `dot-X` becomes `.X`, so the template carries no hidden files a packager could skip.
+"""
 
 from __future__ import annotations
 
-import shutil
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
+from pnp import __version__
 from pnp.config import ConfigError
 
 TEMPLATE = Path(__file__).resolve().parent / "scaffold"
+# In these the name is written inside a double-quoted string, so it is escaped as JSON escapes it
+# (also valid in TOML basic strings and YAML double-quoted scalars).
+QUOTED_SUFFIXES = {".json", ".toml", ".yml", ".yaml"}
 
 
-def scaffold(directory: Path) -> list[Path]:
-    """Copy the template project into `directory` (which must not exist or be empty)."""
+@dataclass(frozen=True, slots=True)
+class GameName:
+    """The names a new project takes from what the user typed."""
+
+    title: str
+    slug: str
+    prefix: str
+
+
+def game_name(typed: str) -> GameName:
+    """'Ember Wild' -> Ember Wild, ember-wild, emberwild; accents are dropped from slug and prefix."""
+    title = " ".join(typed.split())
+    if not title or any(unicodedata.category(c).startswith("C") for c in typed if c not in " \t"):
+        raise ConfigError(f"{typed!r}: give the game a printable name, such as 'Ember Wild'")
+    ascii_name = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii").lower()
+    words = re.findall(r"[a-z0-9]+", ascii_name)
+    if not words:
+        raise ConfigError(
+            f"{typed!r}: the name needs at least one Latin letter or digit for its kind prefix; "
+            "for example pnp new ember-wild --name 'Your Title'"
+        )
+    return GameName(title=title, slug="-".join(words), prefix="".join(words)[:40])
+
+
+def _fill(text: str, name: GameName, quoted: bool) -> str:
+    title = json.dumps(name.title, ensure_ascii=False)[1:-1] if quoted else name.title
+    for placeholder, value in (
+        ("__NAME__", title),
+        ("__SLUG__", name.slug),
+        ("__PREFIX__", name.prefix),
+        ("__VERSION__", __version__),
+    ):
+        text = text.replace(placeholder, value)
+    return text
+
+
+def _target_name(part: str, name: GameName) -> str:
+    part = "." + part[len("dot-") :] if part.startswith("dot-") else part
+    return part.replace("__PREFIX__", name.prefix)
+
+
+def project_folder(path: Path) -> Path:
+    """Where `pnp new PATH` writes: PATH's last part as a folder name (`Ember Wild` -> `ember-wild`)."""
+    return path.parent / game_name(path.name).slug
+
+
+def scaffold(directory: Path, title: str | None = None) -> list[Path]:
+    """Write the template project into `directory` (which must not exist or be empty).
+
+    The game is named `title`, or after the folder when no title is given.
+    """
+    name = game_name(title if title is not None else directory.name)
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise ConfigError(f"{directory}: already exists and is not empty; choose a new folder")
     created: list[Path] = []
@@ -19,9 +82,9 @@ def scaffold(directory: Path) -> list[Path]:
         if source.is_dir() or "__pycache__" in source.parts:
             continue
         relative = source.relative_to(TEMPLATE)
-        name = ".gitignore" if relative.name == "gitignore" else relative.name
-        target = directory / relative.parent / name
+        target = directory.joinpath(*(_target_name(part, name) for part in relative.parts))
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, target)
+        text = source.read_text(encoding="utf-8")
+        target.write_text(_fill(text, name, source.suffix in QUOTED_SUFFIXES), encoding="utf-8")
         created.append(target)
     return created
