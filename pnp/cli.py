@@ -1,4 +1,5 @@
-"""Command line: `pnp check`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`, `pnp schema-path`.
+"""Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`,
+`pnp schema-path`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
 Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
@@ -89,6 +90,27 @@ def check(
     loaded, result = check_project(project, options)
     REPORTER_BY_NAME[fmt](result, sys.stdout)
     _exit(result.exit_code)  # while `loaded` is still referenced: see _exit
+
+
+@cli.command("check-changed")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+def check_changed(files: tuple[Path, ...], strict: bool) -> None:
+    """Check what changing FILES can break (the pre-commit hook's command).
+
+    Changed record files are checked as records; a changed pnp.toml, schema, layout, icons.json,
+    sheet or other project data file checks the whole project. Other files are ignored.
+    """
+    from pnp.changed import plan_checks
+    from pnp.check import CheckOptions, check_project
+    from pnp.report import REPORTER_BY_NAME
+
+    code = 0
+    for plan in plan_checks(files):
+        _, result = check_project(plan.project, CheckOptions(paths=plan.records, strict=strict))
+        REPORTER_BY_NAME["text"](result, sys.stdout)
+        code = max(code, result.exit_code)
+    sys.exit(code)
 
 
 @cli.command()
