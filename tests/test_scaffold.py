@@ -136,3 +136,14 @@ def test_schema_path_prints_the_published_schemas(tmp_path: Path) -> None:
     assert json.loads(Path(layout).read_text())["$schema"].endswith("2020-12/schema")
     unknown = pnp("schema-path", "nope", cwd=tmp_path)
     assert unknown.returncode == 2 and "no published schema 'nope'; there are: " in unknown.stderr
+
+
+def test_a_layout_may_name_its_published_schema(tmp_path: Path) -> None:
+    assert pnp("new", "Schema Game", cwd=tmp_path).returncode == 0
+    project = tmp_path / "schema-game"
+    layout_file = project / "layouts" / "schemagame.card.json"
+    layout = json.loads(layout_file.read_text())
+    schema = pnp("schema-path", "layout", cwd=project).stdout.strip()
+    layout_file.write_text(json.dumps({"$schema": schema, **layout}))
+    done = pnp("check", cwd=project)
+    assert done.returncode == 0, done.stdout + done.stderr
