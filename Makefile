@@ -29,7 +29,7 @@ test: $(STAMP)
 	    echo "warning: no /usr/bin/chromium and no root apt-get to install it; the gallery browser test will be skipped" >&2; \
 	  fi; \
 	fi
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 check: $(STAMP)
 	$(VENV)/bin/pnp check
