@@ -1,5 +1,6 @@
-"""The pre-commit hook as a user's repository runs it: `pre-commit try-repo` this checkout on a
-scratch git repository holding a `pnp new` project, clean, then with planted errors.
+"""The pre-commit hook as a user's repository runs it: `pre-commit try-repo` this checkout (a
+snapshot of it) on a scratch git repository holding a `pnp new` project, clean, then with
+planted errors.
 
 pre-commit installs the hook from this checkout into its own virtualenv (pip, from the package
 index), as it would from a `repo:` line; the first run of a session takes a while for that.
@@ -8,6 +9,7 @@ index), as it would from a `repo:` line; the first run of a session takes a whil
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[1]
 class Scratch:
     """A git repository holding a `pnp new` project, and a way to run the hook in it."""
 
-    def __init__(self, folder: Path, cache: Path) -> None:
+    def __init__(self, folder: Path, cache: Path, hook_repo: Path) -> None:
         self.folder = folder
+        self.hook_repo = hook_repo
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
             "PRE_COMMIT_HOME": str(cache),
@@ -36,7 +39,7 @@ class Scratch:
 
     def hook(self) -> subprocess.CompletedProcess[str]:
         """The hook on the staged files, as `git commit` would run it."""
-        return self.run(sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), "pnp-check", "--verbose")
+        return self.run(sys.executable, "-m", "pre_commit", "try-repo", str(self.hook_repo), "pnp-check", "--verbose")
 
     def edit(self, relative: str, old: str, new: str) -> None:
         path = self.folder / relative
@@ -46,13 +49,34 @@ class Scratch:
         assert self.run("git", "add", relative).returncode == 0
 
 
+def snapshot_of_this_checkout(target: Path) -> Path:
+    """This checkout's files as they are now (committed or not, new ones too) in a one-commit
+    repository: try-repo on it installs the hook's virtualenv once for the module, where
+    try-repo on a checkout with uncommitted changes makes (and installs) a new snapshot per run."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for relative in filter(None, listed.split("\0")):
+        source = ROOT / relative
+        if source.is_file() and not relative.startswith(("tests/", "cards/", "bench/")):
+            (target / relative).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / relative)
+    return target
+
+
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Scratch:
     where = tmp_path_factory.mktemp("hook")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     made = subprocess.run([sys.executable, "-m", "pnp", "new", "Hook Game"], cwd=where, capture_output=True, env=env)
     assert made.returncode == 0
-    repo = Scratch(where / "hook-game", tmp_path_factory.mktemp("pre-commit-home"))
+    pnp_repo = snapshot_of_this_checkout(tmp_path_factory.mktemp("pnp"))
+    repo = Scratch(where / "hook-game", tmp_path_factory.mktemp("pre-commit-home"), pnp_repo)
+    for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "pnp as it is")):
+        assert subprocess.run(command, cwd=pnp_repo, env=repo.env, capture_output=True).returncode == 0
     for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "new game")):
         assert repo.run(*command).returncode == 0
     return repo
@@ -73,16 +97,3 @@ def test_hook_reports_a_planted_error_in_a_record(scratch: Scratch) -> None:
     assert "cards/cards.json:7:16: error[enum-mismatch]" in done.stdout
     assert "missing-kind" not in done.stdout
     scratch.run("git", "checkout", "HEAD", "--", "cards/cards.json")
-
-
-def test_a_changed_schema_checks_the_records_it_breaks(scratch: Scratch) -> None:
-    """Only the schema is staged; the records it now rejects are reported, the schema is not a record."""
-    scratch.edit(
-        "schemas/hookgame.card.schema.json",
-        '"required": ["kind", "id", "name"]',
-        '"required": ["kind", "id", "name", "art"]',
-    )
-    done = scratch.hook()
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.count("error[required-property]") == 2, done.stdout
-    assert "missing-kind" not in done.stdout and "not-a-record" not in done.stdout
