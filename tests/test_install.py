@@ -63,7 +63,7 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     """sdist, then the wheel built from that sdist (as `python -m build` does), from a copy of the
     checkout's packaging inputs so the build writes nothing into the checkout."""
     source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(PACKAGE, source / "pnp", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     out = tmp_path_factory.mktemp("dist")
@@ -112,6 +112,9 @@ def test_sdist_holds_every_file_of_the_package(dist: Dist) -> None:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
     missing = [name for name in package_files() if name not in names]
     assert not missing, f"not in the sdist: {missing}"
+    assert not [name for name in names if name.startswith("tests/")], (
+        "tests need the repository: MANIFEST.in prunes them"
+    )
 
 
 def test_installed_pnp_makes_checks_builds_and_exports_a_new_project(venv: Venv, tmp_path: Path) -> None:
