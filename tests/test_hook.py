@@ -9,12 +9,12 @@ index), as it would from a `repo:` line; the first run of a session takes a whil
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,31 +49,15 @@ class Scratch:
         assert self.run("git", "add", relative).returncode == 0
 
 
-def snapshot_of_this_checkout(target: Path) -> Path:
-    """This checkout's files as they are now (committed or not, new ones too) in a one-commit
-    repository: try-repo on it installs the hook's virtualenv once for the module, where
-    try-repo on a checkout with uncommitted changes makes (and installs) a new snapshot per run."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for relative in filter(None, listed.split("\0")):
-        source = ROOT / relative
-        if source.is_file() and not relative.startswith(("tests/", "cards/", "bench/")):
-            (target / relative).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / relative)
-    return target
-
-
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Scratch:
     where = tmp_path_factory.mktemp("hook")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     made = subprocess.run([sys.executable, "-m", "pnp", "new", "Hook Game"], cwd=where, capture_output=True, env=env)
     assert made.returncode == 0
-    pnp_repo = snapshot_of_this_checkout(tmp_path_factory.mktemp("pnp"))
+    # try-repo on a checkout with uncommitted changes makes (and installs) a new snapshot per run;
+    # on this one-commit copy it installs the hook once for the module
+    pnp_repo = copy_checkout(tmp_path_factory.mktemp("pnp"), skip=("tests", "cards", "bench"))
     repo = Scratch(where / "hook-game", tmp_path_factory.mktemp("pre-commit-home"), pnp_repo)
     for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "pnp as it is")):
         assert subprocess.run(command, cwd=pnp_repo, env=repo.env, capture_output=True).returncode == 0

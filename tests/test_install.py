@@ -9,7 +9,6 @@ editable install's own .pth hook, and the test asserts pnp is imported from the 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pnp"
@@ -60,12 +60,9 @@ def run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
-    """sdist, then the wheel built from that sdist (as `python -m build` does), from a copy of the
-    checkout's packaging inputs so the build writes nothing into the checkout."""
-    source = tmp_path_factory.mktemp("source")
-    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
-        shutil.copy(ROOT / name, source / name)
-    shutil.copytree(PACKAGE, source / "pnp", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    """sdist, then the wheel built from that sdist (as `python -m build` does), from a copy of
+    the checkout so the build writes nothing into it."""
+    source = copy_checkout(tmp_path_factory.mktemp("source"))
     out = tmp_path_factory.mktemp("dist")
     run(sys.executable, "-m", "build", "--no-isolation", "--outdir", out, source, cwd=source)
     (wheel,) = out.glob("pnp-*.whl")
