@@ -1,7 +1,7 @@
 """`pnp new "Ember Wild"`: a fresh project for the user's own game, named after it.
 
 The template (pnp/scaffold/) holds placeholders filled here: __NAME__ (the game's name as
-typed), __SLUG__ (its folder name, `ember-wild`), __PREFIX__ (its kind prefix, `emberwild`:
+typed), __DRAWN_NAME__ (the same for layout text, see _fill), __SLUG__ (its folder name, `ember-wild`), __PREFIX__ (its kind prefix, `emberwild`:
 kinds are PREFIX.KIND and a prefix has no hyphen) and __VERSION__ (this pnp). A path part
 named `dot-X` becomes `.X`, so the template carries no hidden files a packager could skip.
 """
@@ -21,6 +21,7 @@ TEMPLATE = Path(__file__).resolve().parent / "scaffold"
 # In these the name is written inside a double-quoted string, so it is escaped as JSON escapes it
 # (also valid in TOML basic strings and YAML double-quoted scalars).
 QUOTED_SUFFIXES = {".json", ".toml", ".yml", ".yaml"}
+PLACEHOLDER = re.compile(r"__(NAME|DRAWN_NAME|SLUG|PREFIX|VERSION)__")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,15 +49,14 @@ def game_name(typed: str) -> GameName:
 
 
 def _fill(text: str, name: GameName, quoted: bool) -> str:
-    title = json.dumps(name.title, ensure_ascii=False)[1:-1] if quoted else name.title
-    for placeholder, value in (
-        ("__NAME__", title),
-        ("__SLUG__", name.slug),
-        ("__PREFIX__", name.prefix),
-        ("__VERSION__", __version__),
-    ):
-        text = text.replace(placeholder, value)
-    return text
+    """The template's placeholders replaced in one pass (a name holding '__SLUG__' stays as typed)."""
+    # Layout text is a template with inline markup: the name drawn on the card back loses the
+    # characters that would make it one ({ for templates and icons, * and _ for emphasis).
+    drawn = "".join(c for c in name.title if c not in "{}*_").strip() or name.slug
+    values = {"NAME": name.title, "DRAWN_NAME": drawn, "SLUG": name.slug, "PREFIX": name.prefix, "VERSION": __version__}
+    if quoted:
+        values = {key: json.dumps(value, ensure_ascii=False)[1:-1] for key, value in values.items()}
+    return PLACEHOLDER.sub(lambda match: values[match.group(1)], text)
 
 
 def _target_name(part: str, name: GameName) -> str:

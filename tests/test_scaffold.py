@@ -115,10 +115,13 @@ def test_a_name_without_letters_or_digits_is_a_usage_error(tmp_path: Path) -> No
 
 
 def test_pnp_messages_speak_of_no_bundled_game() -> None:
-    """Strings in pnp's code that a user may read (sheets.py, for the bundled content's own sheets, aside)."""
+    """pnp's code, schemas, templates and scaffold, all a user may read (sheets.py, which still
+    draws the bundled content's own sheets, aside)."""
     offenders = []
-    for path in sorted((ROOT / "pnp").rglob("*.py")):
-        if path.name == "sheets.py":
+    for path in sorted((ROOT / "pnp").rglob("*")):
+        if path.name == "sheets.py" or path.suffix not in {".py", ".json", ".j2", ".md", ".yml", ".toml", ""}:
+            continue
+        if not path.is_file() or "__pycache__" in path.parts:
             continue
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if FORBIDDEN.search(line):
@@ -147,3 +150,14 @@ def test_a_layout_may_name_its_published_schema(tmp_path: Path) -> None:
     layout_file.write_text(json.dumps({"$schema": schema, **layout}))
     done = pnp("check", cwd=project)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_name_with_template_and_markup_characters_is_drawn_as_text(tmp_path: Path) -> None:
+    done = pnp("new", "The {{ 7*7 }} _Wilds_ __SLUG__", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    project = tmp_path / "the-7-7-wilds-slug"
+    assert tomllib.loads((project / "pnp.toml").read_text())["project"]["name"] == "The {{ 7*7 }} _Wilds_ __SLUG__"
+    back = json.loads((project / "layouts" / "the77wildsslug.card.json").read_text())["back"]["elements"][-1]
+    assert back["text"] == "The  77  Wilds SLUG"
+    checked = pnp("check", "--render", cwd=project)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
