@@ -2,7 +2,8 @@
 
 The template (pnp/scaffold/) holds placeholders filled here: __NAME__ (the game's name as
 typed), __DRAWN_NAME__ (the same for layout text, see _fill), __SLUG__ (its folder name, `ember-wild`), __PREFIX__ (its kind prefix, `emberwild`:
-kinds are PREFIX.KIND and a prefix has no hyphen) and __VERSION__ (this pnp). A path part
+kinds are PREFIX.KIND and a prefix has no hyphen), __VERSION__ (this pnp) and __REQUIREMENT__
+(what CI can pip install this pnp from, see install_requirement). A path part
 named `dot-X` becomes `.X`, so the template carries no hidden files a packager could skip.
 """
 
@@ -12,7 +13,9 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pnp import __version__
 from pnp.config import ConfigError
@@ -21,7 +24,7 @@ TEMPLATE = Path(__file__).resolve().parent / "scaffold"
 # In these the name is written inside a double-quoted string, so it is escaped as JSON escapes it
 # (also valid in TOML basic strings and YAML double-quoted scalars).
 QUOTED_SUFFIXES = {".json", ".toml", ".yml", ".yaml"}
-PLACEHOLDER = re.compile(r"__(NAME|DRAWN_NAME|SLUG|PREFIX|VERSION)__")
+PLACEHOLDER = re.compile(r"__(NAME|DRAWN_NAME|SLUG|PREFIX|VERSION|REQUIREMENT)__")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +56,48 @@ def _fill(text: str, name: GameName, quoted: bool) -> str:
     # Layout text is a template with inline markup: the name drawn on the card back loses the
     # characters that would make it one ({ for templates and icons, * and _ for emphasis).
     drawn = "".join(c for c in name.title if c not in "{}*_").strip() or name.slug
-    values = {"NAME": name.title, "DRAWN_NAME": drawn, "SLUG": name.slug, "PREFIX": name.prefix, "VERSION": __version__}
+    values = {
+        "NAME": name.title,
+        "DRAWN_NAME": drawn,
+        "SLUG": name.slug,
+        "PREFIX": name.prefix,
+        "VERSION": __version__,
+        "REQUIREMENT": install_requirement(),
+    }
     if quoted:
         values = {key: json.dumps(value, ensure_ascii=False)[1:-1] for key, value in values.items()}
     return PLACEHOLDER.sub(lambda match: values[match.group(1)], text)
+
+
+def install_requirement() -> str:
+    """What another machine can `pip install` this pnp from, or "" when it cannot (a local folder or file)."""
+    try:
+        recorded = metadata.distribution("pnp").read_text("direct_url.json")
+    except metadata.PackageNotFoundError:
+        return ""
+    return requirement_from_direct_url(recorded or "")
+
+
+def requirement_from_direct_url(recorded: str) -> str:
+    """A PEP 508 requirement from an installed distribution's direct_url.json (PEP 610): a VCS
+    URL at the installed commit, or an archive's https URL; never a local path or credentials."""
+    try:
+        data = json.loads(recorded)
+    except ValueError:
+        return ""
+    url = data.get("url") if isinstance(data, dict) else None
+    if not isinstance(url, str) or not re.fullmatch(r"[A-Za-z0-9+.:/@%~_-]+", url):
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("https", "ssh") or parts.password or (parts.username and parts.username != "git"):
+        return ""
+    vcs = data.get("vcs_info")
+    if isinstance(vcs, dict):
+        kind, commit = vcs.get("vcs"), vcs.get("commit_id")
+        if kind in ("git", "hg") and isinstance(commit, str) and re.fullmatch(r"[0-9a-f]{7,64}", commit):
+            return f"pnp @ {kind}+{url}@{commit}"
+        return ""
+    return f"pnp @ {url}" if "archive_info" in data and parts.scheme == "https" else ""
 
 
 def _target_name(part: str, name: GameName) -> str:

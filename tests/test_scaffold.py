@@ -11,6 +11,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
+
+from pnp.scaffold import requirement_from_direct_url
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = re.compile(r"seed|homm|mk\.|rulebook", re.IGNORECASE)
@@ -161,3 +164,33 @@ def test_a_name_with_template_and_markup_characters_is_drawn_as_text(tmp_path: P
     assert back["text"] == "The  77  Wilds SLUG"
     checked = pnp("check", "--render", cwd=project)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize(
+    ("recorded", "requirement"),
+    [
+        (
+            '{"url": "https://git.example.org/pnp.git", "vcs_info": {"vcs": "git", "commit_id": "0123456789abcdef0123456789abcdef01234567"}}',
+            "pnp @ git+https://git.example.org/pnp.git@0123456789abcdef0123456789abcdef01234567",
+        ),
+        (
+            '{"url": "https://files.example.org/pnp-0.1.0-py3-none-any.whl", "archive_info": {}}',
+            "pnp @ https://files.example.org/pnp-0.1.0-py3-none-any.whl",
+        ),
+        ('{"url": "file:///home/me/pnp", "dir_info": {"editable": true}}', ""),
+        ('{"url": "https://me:token@git.example.org/pnp.git", "vcs_info": {"vcs": "git", "commit_id": "0123456"}}', ""),
+        ('{"url": "https://git.example.org/it\'s.git", "vcs_info": {"vcs": "git", "commit_id": "0123456"}}', ""),
+        ("not json", ""),
+    ],
+)
+def test_ci_installs_pnp_from_where_it_came_when_pip_can_reach_it(recorded: str, requirement: str) -> None:
+    assert requirement_from_direct_url(recorded) == requirement
+
+
+def test_the_workflow_installs_pnp_then_checks(ember: Path) -> None:
+    workflow = yaml.safe_load((ember / ".github" / "workflows" / "pnp.yml").read_text())
+    steps = workflow["jobs"]["check"]["steps"]
+    assert steps[-1] == {"run": "pnp check --format github"}
+    install = steps[-2]
+    assert install["env"]["PNP_REQUIREMENT"].startswith("${{ vars.PNP_REQUIREMENT || '")
+    assert 'pip install "$PNP_REQUIREMENT"' in install["run"] and "::error::" in install["run"]
