@@ -1,11 +1,12 @@
 # make build: venv + install + render everything in cards/ into output/
-# make test:  venv + install + the whole test suite
+# make test:  venv + install + the whole test suite (pytest-xdist: one module per worker at a time)
+# make dist:  the sdist and wheel a user installs, into dist/
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: build test check lint bench clean
+.PHONY: build test check lint bench dist clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -42,5 +43,8 @@ bench: $(STAMP)
 	$(PY) bench/check_bench.py
 	$(PY) bench/build_bench.py
 
+dist: $(STAMP)
+	$(PY) -m build --outdir dist .
+
 clean:
-	rm -rf output $(VENV)
+	rm -rf output dist build $(VENV)
