@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pnp import __version__
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -77,3 +79,13 @@ def test_the_hook_passes_every_file_that_matters() -> None:
         assert files.search(path), path
     for path in ("README.md", "art/sun.png", "notpnp.toml.bak"):
         assert not files.search(path), path
+
+
+def test_readme_snippets_match_the_hook() -> None:
+    """README's hook snippets: the repo: form names the hook's id, the repo: local form its entry and files."""
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", (ROOT / "README.md").read_text(), re.DOTALL)]
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    remote = next(b["repos"][0] for b in blocks if b["repos"][0]["repo"] != "local")
+    assert remote["hooks"] == [{"id": hook["id"]}] and remote["rev"] == f"v{__version__}"  # this release's tag
+    (local,) = next(b["repos"][0] for b in blocks if b["repos"][0]["repo"] == "local")["hooks"]
+    assert (local["id"], local["entry"], local["files"]) == (hook["id"], hook["entry"], hook["files"])
