@@ -119,10 +119,10 @@ def check_changed(files: tuple[Path, ...], strict: bool) -> None:
 def new(path: Path, name: str | None) -> None:
     """Create a project for your game: pnp new "Ember Wild" writes ember-wild/ with an example
     card kind (schema, records, layout with a back), a component list, an icon, a README and a CI workflow."""
-    from pnp.scaffold import project_folder, scaffold
+    from pnp.scaffold import new_project_target, scaffold
 
-    directory = path if name is not None else project_folder(path)
-    created = scaffold(directory, name if name is not None else path.name)
+    directory, title = new_project_target(path, name)
+    created = scaffold(directory, title)
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
 
 

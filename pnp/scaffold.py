@@ -105,9 +105,17 @@ def _target_name(part: str, name: GameName) -> str:
     return part.replace("__PREFIX__", name.prefix)
 
 
-def project_folder(path: Path) -> Path:
-    """Where `pnp new PATH` writes: PATH's last part as a folder name (`Ember Wild` -> `ember-wild`)."""
-    return path.parent / game_name(path.name).slug
+def new_project_target(path: Path, name: str | None) -> tuple[Path, str]:
+    """(folder, game name) for `pnp new PATH [--name NAME]`.
+
+    `Ember Wild` -> (ember-wild, Ember Wild); with --name, PATH is the folder as given; `.` (an
+    empty folder to fill) keeps the folder and takes the game's name from it.
+    """
+    if name is not None:
+        return path, name
+    if path.name in ("", ".", ".."):
+        return path, Path.cwd().joinpath(path).resolve().name
+    return path.parent / game_name(path.name).slug, path.name
 
 
 def scaffold(directory: Path, title: str | None = None) -> list[Path]:

@@ -194,3 +194,20 @@ def test_the_workflow_installs_pnp_then_checks(ember: Path) -> None:
     install = steps[-2]
     assert install["env"]["PNP_REQUIREMENT"].startswith("${{ vars.PNP_REQUIREMENT || '")
     assert 'pip install "$PNP_REQUIREMENT"' in install["run"] and "::error::" in install["run"]
+
+
+def test_new_dot_fills_the_empty_folder_it_is_run_in(tmp_path: Path) -> None:
+    folder = tmp_path / "Night Market"
+    folder.mkdir()
+    done = pnp("new", ".", cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert tomllib.loads((folder / "pnp.toml").read_text())["games"] == {
+        "nightmarket": {"title": "Night Market", "folder": "night-market"}
+    }
+
+
+def test_name_option_keeps_the_folder_as_given(tmp_path: Path) -> None:
+    done = pnp("new", "proto_v2", "--name", "Ember Wild", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert tomllib.loads((tmp_path / "proto_v2" / "pnp.toml").read_text())["project"]["name"] == "Ember Wild"
+    assert (tmp_path / "proto_v2" / "schemas" / "emberwild.card.schema.json").is_file()
