@@ -1,4 +1,5 @@
-"""Every case folder under tests/cases/ through the real CLI, compared with expected.json."""
+"""Every case folder under tests/cases/ through the real CLI, compared with expected.json
+(tests/test_cases_jobs.py runs them again with validating children)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,3 @@ CASE_NAMES = case_names(CASES)
 @pytest.mark.parametrize("name", CASE_NAMES)
 def test_case(name: str) -> None:
     assert_case(CASES / name)
-
-
-@pytest.mark.parametrize("name", CASE_NAMES)
-def test_case_with_validating_children(name: str) -> None:
-    """`--jobs 3` (this process and two forked validators) reports exactly the same problems."""
-    assert_case(CASES / name, ["--jobs", "3"])
