@@ -4,7 +4,7 @@ A changed record file is checked as a record (its references still resolve again
 project). A change to anything else of the project that pnp reads (pnp.toml, a schema, a layout,
 icons.json, a sheet or any other JSON, YAML or TOML file outside the records and output folders)
 can break any record, so it asks for a whole-project check. Files of no project, and files pnp
-does not read (a README, a built PDF), ask for nothing.
+does not read (a README, a built PDF, hidden files such as .pre-commit-config.yaml), ask for nothing.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ def plan_checks(files: Iterable[Path]) -> list[CheckPlan]:
 def _is_project_input(project: Project, path: Path) -> bool:
     if path.is_relative_to(project.output) or path.is_relative_to(project.records):
         return False
+    if any(part.startswith(".") for part in path.relative_to(project.root).parts):
+        return False  # hidden, as pnp reads no hidden file: .github/, .pre-commit-config.yaml
     if path == project.root / PROJECT_FILE or path.is_relative_to(project.schemas):
         return True
     return path.is_relative_to(project.layouts) or path.suffix.lower() in PROJECT_DATA_SUFFIXES

@@ -60,7 +60,15 @@ def test_project_files_check_the_whole_project(repo: Path, changed: str) -> None
 def test_files_of_no_project_or_outputs_ask_for_nothing(repo: Path) -> None:
     (repo / "sub-game" / "output").mkdir()
     (repo / "sub-game" / "output" / "x.json").write_text("[")
-    done = pnp("check-changed", "README.md", "package.json", "sub-game/output/x.json", "sub-game/README.md", cwd=repo)
+    (repo / "sub-game" / ".pre-commit-config.yaml").write_text("repos: []\n")
+    changed = [
+        "README.md",
+        "package.json",
+        "sub-game/output/x.json",
+        "sub-game/README.md",
+        "sub-game/.pre-commit-config.yaml",
+    ]
+    done = pnp("check-changed", *changed, "sub-game/.github/workflows/pnp.yml", cwd=repo)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
 
 
