@@ -1,11 +1,12 @@
 # make build: venv + install + render everything in cards/ into output/
-# make test:  venv + install + the whole test suite
+# make test:  venv + install + the whole test suite (pytest-xdist: one module per worker at a time)
+# make dist:  the sdist and wheel a user installs, into dist/
 VENV ?= .venv
 PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: build test check lint bench clean
+.PHONY: build test check lint bench dist clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,7 +30,7 @@ test: $(STAMP)
 	    echo "warning: no /usr/bin/chromium and no root apt-get to install it; the gallery browser test will be skipped" >&2; \
 	  fi; \
 	fi
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 check: $(STAMP)
 	$(VENV)/bin/pnp check
@@ -43,5 +44,8 @@ bench: $(STAMP)
 	$(PY) bench/build_bench.py
 	$(PY) bench/table_bench.py
 
+dist: $(STAMP)
+	$(PY) -m build --outdir dist .
+
 clean:
-	rm -rf output $(VENV)
+	rm -rf output dist build $(VENV)

@@ -1,4 +1,5 @@
-"""Command line: `pnp check`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`.
+"""Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`,
+`pnp schema-path`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
 Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
@@ -95,13 +96,37 @@ def check(
     _exit(result.exit_code)  # while `loaded` is still referenced: see _exit
 
 
-@cli.command()
-@click.argument("directory", type=click.Path(path_type=Path))
-def new(directory: Path) -> None:
-    """Create a new content project in DIRECTORY (one example kind, schema, record, layout)."""
-    from pnp.scaffold import scaffold
+@cli.command("check-changed")
+@click.argument("files", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+def check_changed(files: tuple[Path, ...], strict: bool) -> None:
+    """Check what changing FILES can break (the pre-commit hook's command).
 
-    created = scaffold(directory)
+    Changed record files are checked as records; a changed pnp.toml, schema, layout, icons.json,
+    sheet or other project data file checks the whole project. Other files are ignored.
+    """
+    from pnp.changed import plan_checks
+    from pnp.check import CheckOptions, check_project
+    from pnp.report import REPORTER_BY_NAME
+
+    code = 0
+    for plan in plan_checks(files):
+        _, result = check_project(plan.project, CheckOptions(paths=plan.records, strict=strict))
+        REPORTER_BY_NAME["text"](result, sys.stdout)
+        code = max(code, result.exit_code)
+    sys.exit(code)
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--name", default=None, help="The game's name, when PATH is not it (then PATH is the folder as given).")
+def new(path: Path, name: str | None) -> None:
+    """Create a project for your game: pnp new "Ember Wild" writes ember-wild/ with an example
+    card kind (schema, records, layout with a back), a component list, an icon, a README and a CI workflow."""
+    from pnp.scaffold import new_project_target, scaffold
+
+    directory, title = new_project_target(path, name)
+    created = scaffold(directory, title)
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
 
 
@@ -125,6 +150,27 @@ def init_schema(file: Path, kind: str | None, sheet: str | None, output: Path | 
     else:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote {output}; edit it (ranges, x-ref references, x-text), then run pnp check", err=True)
+
+
+@cli.command("schema-path")
+@click.argument("name", required=False)
+@click.option("--all", "list_all", is_flag=True, help="Print every published schema's path, one a line.")
+def schema_path(name: str | None, list_all: bool) -> None:
+    """Print the folder of pnp's JSON Schemas (layout, ...), or the file of schema NAME.
+
+    For editors and `$schema` keys: "$schema": "<this folder>/layout.schema.json".
+    """
+    from pnp.published import SCHEMA_DIR, published_schemas
+
+    schemas = published_schemas()
+    if list_all:
+        click.echo("\n".join(str(path) for path in schemas.values()))
+    elif name is None:
+        click.echo(str(SCHEMA_DIR))
+    elif name.removesuffix(".schema.json") in schemas:
+        click.echo(str(schemas[name.removesuffix(".schema.json")]))
+    else:
+        raise ConfigError(f"no published schema {name!r}; there are: {', '.join(schemas)}")
 
 
 @cli.command()

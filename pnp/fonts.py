@@ -1,7 +1,7 @@
 """Fonts: every PDF pnp writes embeds TrueType fonts (never an unembedded base-14 font).
 
 Bundled: DejaVu Sans (regular, bold, oblique, bold-oblique, condensed), a free superset of
-Bitstream Vera with wide glyph coverage (the rulebooks use ♦, →, —). A layout may name its own
+Bitstream Vera with wide glyph coverage (card text uses ♦, →, —). A layout may name its own
 TrueType files (paths relative to the project, checked to stay inside it). reportlab is imported
 only to register fonts, so `pnp check` can ask which files a family uses without loading it.
 """

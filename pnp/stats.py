@@ -56,7 +56,7 @@ def _line_status(index: xrefs.Index, line: dict[str, object]) -> str:
     if present == expected:
         return "ok"
     if line.get("transcription") == "partial" and isinstance(expected, int) and present < expected:
-        return f"partial: {present} of {expected}{subset} (the seeds do not list them all)"
+        return f"partial: {present} of {expected}{subset} (the line is marked partial)"
     return f"MISMATCH: {present} of {expected}{subset}"
 
 

@@ -96,7 +96,7 @@ class TableLocator:
             return cell_offset(sheet, self.header_rows[sheet], columns.get(path, _first(columns)))
         for end in range(len(path), 0, -1):
             column = self._column(int(parts[0]), columns, path[:end])
-            if column is None:  # a group of columns (source.seed, source.section): its first
+            if column is None:  # a group of columns (stats.attack, stats.defense): its first
                 moved = self.moved.get(int(parts[0]), {})
                 group = [c for p, c in moved.items() if p[:end] == path[:end]]
                 group = group or [c for p, c in columns.items() if p[:end] == path[:end]]

@@ -312,7 +312,7 @@ def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: fro
 
 
 def kinds_phrase(kinds: tuple[str, ...]) -> str:
-    """'homm3.spell', 'homm3.spell or homm3.ability', or 'one of 13 kinds (homm3.unit, ...)'."""
+    """'game.spell', 'game.spell or game.ability', or 'one of 13 kinds (game.unit, ...)'."""
     if len(kinds) <= 3:
         return " or ".join(kinds)
     return f"one of {len(kinds)} kinds ({', '.join(kinds[:3])}, ...)"
@@ -392,8 +392,8 @@ def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Fin
     if component.get("transcription") == "partial" and present < expected:
         return Finding(
             "count-mismatch",
-            f"{name}: the component list counts {expected}, {present} {kind} transcribed{subset}; "
-            f"{expected - present} missing because the seeds do not list them all{note}",
+            f"{name}: the component list counts {expected}, {present} {kind} entered{subset}; "
+            f"{expected - present} not entered yet (the line is marked partial){note}",
             pointer,
             severity="warning",
         )

@@ -4,8 +4,8 @@ A case folder holds input files laid out as in a project (`cards/`, and optional
 `layouts/`, `assets/`, `pnp.toml`) and `expected.json`:
 {"args": [...], "exit": 1, "problems": [{file, line, column, pointer, code, severity, message}]}
 or, for the non-JSON formats, "stdout" instead of "problems". The case is copied over a fresh
-project made of this repository's pnp.toml, schemas and layouts (cards replaced).
-"base": "fixture" starts from tests/fixture/ (small stable test schemas) instead of the repo.
+project: "base": "fixture" is tests/fixture/ (its own pnp.toml and small stable test schemas);
+"base": "repo" (the default, only for tests/content/cases/) is this repository's bundled content.
 "generate" lists files made at run time (too big to commit): {"cards/big.json": {"bytes": N}}.
 """
 
@@ -23,6 +23,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
+CONTENT_CASES = ROOT / "tests" / "content" / "cases"
 PNP = [sys.executable, "-m", "pnp"]
 
 
@@ -44,9 +45,8 @@ FIXTURE = ROOT / "tests" / "fixture"
 def make_project(folder: Path, target: Path, base: str) -> None:
     """The repo (base "repo") or the small fixture project (base "fixture"), then the case."""
     source = ROOT if base == "repo" else FIXTURE
-    shutil.copy(ROOT / "pnp.toml", target / "pnp.toml")
+    shutil.copy(source / "pnp.toml", target / "pnp.toml")
     shutil.copytree(source / "schemas", target / "schemas")
-    shutil.copy(ROOT / "schemas" / "common.schema.json", target / "schemas" / "common.schema.json")
     shutil.copytree(source / "layouts", target / "layouts")
     (target / "cards").mkdir()
     for item in folder.iterdir():
@@ -64,7 +64,7 @@ def generate(target: Path, spec: dict[str, Any]) -> None:
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as handle:
-            handle.write(b'[{"kind": "homm3.spell", "id": "x", "pad": "')
+            handle.write(b'[{"kind": "test.spell", "id": "x", "pad": "')
             handle.write(b"x" * int(how["bytes"]))
             handle.write(b'"}]')
         if how.get("symlink_to"):
@@ -86,3 +86,22 @@ def run_case(folder: Path, spec: dict[str, Any]) -> Outcome:
         problems = json.loads(done.stdout)["problems"] if as_json and done.stdout.strip() else None
         stdout = done.stdout.replace(str(target), "<project>")
         return Outcome(done.returncode, stdout, done.stderr, problems)
+
+
+def case_names(cases: Path) -> list[str]:
+    """The case folders (those with an expected.json) under `cases`."""
+    return sorted(p.name for p in cases.iterdir() if (p / "expected.json").exists())
+
+
+def assert_case(folder: Path, extra_args: list[str] | None = None) -> None:
+    """Run one case folder and compare exit status and problems (or stdout) with expected.json."""
+    spec = load_expected(folder)
+    if extra_args:
+        spec = {**spec, "args": [*spec.get("args", []), *extra_args]}
+    outcome = run_case(folder, spec)
+    assert "Traceback" not in outcome.stderr, outcome.stderr
+    assert outcome.exit_code == spec["exit"], outcome.stdout + outcome.stderr
+    if "problems" in spec:
+        assert outcome.problems == spec["problems"]
+    else:
+        assert outcome.stdout == spec["stdout"]

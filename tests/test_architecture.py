@@ -62,7 +62,7 @@ def test_pnp_check_never_loads_reportlab() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "pnp", "check"],
-        cwd=ROOT,
+        cwd=ROOT / "tests" / "build_project",
         capture_output=True,
         text=True,
         env=env,

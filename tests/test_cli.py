@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["check", "stats", "build", "new"]
+COMMANDS = ["check", "check-changed", "stats", "build", "new", "schema-path"]
 
 
 def pnp(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -42,10 +42,18 @@ def test_unknown_option_is_a_usage_error(command: str) -> None:
     assert done.returncode == 2 and "No such option" in done.stderr
 
 
-def test_project_is_found_from_a_subfolder() -> None:
-    done = pnp("check", "--format", "json", cwd=ROOT / "cards" / "homm4")
+@pytest.fixture(scope="module")
+def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A `pnp new` project, shared by the tests that only read it."""
+    where = tmp_path_factory.mktemp("new")
+    assert pnp("new", "Test Game", cwd=where).returncode == 0
+    return where / "test-game"
+
+
+def test_project_is_found_from_a_subfolder(game: Path) -> None:
+    done = pnp("check", "--format", "json", cwd=game / "cards")
     assert done.returncode == 0, done.stdout
-    assert json.loads(done.stdout)["files"] > 20
+    assert json.loads(done.stdout)["files"] == 2
 
 
 def test_bad_project_file_is_a_configuration_error(tmp_path: Path) -> None:
@@ -54,18 +62,18 @@ def test_bad_project_file_is_a_configuration_error(tmp_path: Path) -> None:
     assert done.returncode == 2 and "unknown setting 'colour'" in done.stderr
 
 
-def test_unknown_code_in_ignore_is_a_usage_error() -> None:
-    done = pnp("check", "--ignore", "missing-refrence")
+def test_unknown_code_in_ignore_is_a_usage_error(game: Path) -> None:
+    done = pnp("check", "--ignore", "missing-refrence", cwd=game)
     assert done.returncode == 2 and "unknown problem code 'missing-refrence'" in done.stderr
 
 
 def test_broken_schema_is_a_configuration_error(tmp_path: Path) -> None:
     assert pnp("new", str(tmp_path / "game")).returncode == 0
-    schema = tmp_path / "game" / "schemas" / "mygame.card.schema.json"
+    schema = tmp_path / "game" / "schemas" / "game.card.schema.json"
     schema.write_text(schema.read_text().replace('"type": "integer"', '"type": "integr"', 1))
     done = pnp("check", cwd=tmp_path / "game")
     assert done.returncode == 2
-    assert "mygame.card.schema.json" in done.stderr and "not a valid JSON Schema" in done.stderr
+    assert "game.card.schema.json" in done.stderr and "not a valid JSON Schema" in done.stderr
 
 
 def test_new_project_checks_and_builds(tmp_path: Path) -> None:
@@ -75,25 +83,24 @@ def test_new_project_checks_and_builds(tmp_path: Path) -> None:
     assert pnp("check", cwd=target).returncode == 0
     built = pnp("build", cwd=target)
     assert built.returncode == 0, built.stdout + built.stderr
-    assert (target / "output" / "mygame" / "mygame.card.pdf").stat().st_size > 1000
+    assert (target / "output" / "my-game" / "mygame.card.pdf").stat().st_size > 1000
     again = pnp("new", str(target))
     assert again.returncode == 2 and "not empty" in again.stderr
 
 
-def test_paths_limit_what_is_reported_but_references_still_resolve() -> None:
-    done = pnp("check", "--format", "json", "cards/homm3-conflux/scenarios.json")
+def test_paths_limit_what_is_reported_but_references_still_resolve(game: Path) -> None:
+    done = pnp("check", "--format", "json", "cards/cards.json", cwd=game)
     assert done.returncode == 0, done.stdout
     report = json.loads(done.stdout)
     assert report["files"] == 1 and report["errors"] == 0
 
 
-def test_stats_json_lists_every_kind() -> None:
-    done = pnp("stats", "--format", "json")
+def test_stats_json_lists_every_kind(game: Path) -> None:
+    done = pnp("stats", "--format", "json", cwd=game)
     assert done.returncode == 0
-    rows = json.loads(done.stdout)
-    kinds = {row["kind"] for row in rows}
-    assert {"homm3.summoned-unit", "homm4.unit", "mk.quest"} <= kinds
-    assert all(not row["status"].startswith("MISMATCH") for row in rows)
+    rows = {row["kind"]: row for row in json.loads(done.stdout)}
+    assert set(rows) == {"testgame.card", "testgame.component-list"}
+    assert rows["testgame.card"]["status"] == "ok"
 
 
 def test_sarif_is_well_formed_2_1_0(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from casekit import CASES, ROOT, load_expected
+from casekit import CASES, CONTENT_CASES, ROOT, load_expected
 
 from pnp.problems import CODES
 
@@ -43,7 +43,10 @@ def text_line(problem: dict[str, object]) -> str:
 @cache
 def expectations() -> dict[str, dict[str, object]]:
     return {
-        folder.name: load_expected(folder) for folder in sorted(CASES.iterdir()) if (folder / "expected.json").is_file()
+        folder.name: load_expected(folder)
+        for cases in (CASES, CONTENT_CASES)
+        for folder in sorted(cases.iterdir())
+        if (folder / "expected.json").is_file()
     }
 
 

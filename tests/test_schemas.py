@@ -103,8 +103,3 @@ def test_kind_and_references(path: Path) -> None:
 
 def test_every_domain_kind_has_a_schema() -> None:
     assert DOMAIN_KINDS <= KINDS, DOMAIN_KINDS - KINDS
-
-
-def test_scaffold_common_schema_matches_the_repo() -> None:
-    scaffold = ROOT / "pnp" / "scaffold" / "schemas" / "common.schema.json"
-    assert scaffold.read_text() == (ROOT / "schemas" / "common.schema.json").read_text()

@@ -315,7 +315,7 @@ def test_a_project_built_from_a_workbook_prints_the_same_cards(tmp_path: Path) -
     assert pnp("new", str(root), cwd=tmp_path).returncode == 0
     assert pnp("build", cwd=root).returncode == 0
     from_json = {p.relative_to(root): p.read_bytes() for p in sorted((root / "output").rglob("*.pdf"))}
-    done = pnp("export", "records", "--format", "xlsx", "mygame.card", "-o", "cards/cards.xlsx", cwd=root)
+    done = pnp("export", "records", "--format", "xlsx", "game.card", "-o", "cards/cards.xlsx", cwd=root)
     assert done.returncode == 0, done.stderr
     (root / "cards" / "cards.json").unlink()
     assert pnp("build", "--force", cwd=root).returncode == 0

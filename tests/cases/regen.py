@@ -2,6 +2,7 @@
 
 python tests/cases/regen.py CASE [CHECK ARGS...]     # e.g. schema-homm3.spell --ignore references
 python tests/cases/regen.py --all                     # every case, keeping each case's args
+(a CASE under tests/content/cases/ is found there)
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from casekit import CASES, load_expected, run_case  # noqa: E402
+from casekit import CASES, CONTENT_CASES, case_names, load_expected, run_case  # noqa: E402
 
 
 def regen(name: str, args: list[str] | None) -> None:
-    folder = CASES / name
+    folder = CASES / name if (CASES / name).is_dir() or not (CONTENT_CASES / name).is_dir() else CONTENT_CASES / name
     old = load_expected(folder) if (folder / "expected.json").exists() else {}
     spec: dict[str, object] = {"args": args if args is not None else old.get("args", [])}
     for key in ("base", "generate", "description"):
@@ -33,7 +34,7 @@ def regen(name: str, args: list[str] | None) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--all"]:
-        for case in sorted(p.name for p in CASES.iterdir() if (p / "expected.json").exists()):
+        for case in [*case_names(CASES), *case_names(CONTENT_CASES)]:
             regen(case, None)
     else:
         regen(sys.argv[1], sys.argv[2:] or None)
