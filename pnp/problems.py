@@ -60,6 +60,16 @@ CODES: dict[str, Code] = {
     "layout-unknown-kind": Code("error", "a layout for a kind with no schema"),
     "missing-layout": Code("warning", "a kind with records and no layout"),
     "text-overflow": Code("error", "text that does not fit its box even at the minimum size"),
+    "template-error": Code("error", "a layout template that does not compile, or fails on a record"),
+    "bad-colour": Code("error", "a colour that is not #rrggbb"),
+    "unknown-palette": Code("error", "a colour taken from a palette the layout does not define"),
+    "no-layouts": Code("warning", "a project with records and no layout at all"),
+    "missing-glyph": Code("warning", "characters the layout's font cannot draw"),
+    "missing-font-style": Code("warning", "bold or italic text in a font without a bold or italic face"),
+    # project files
+    "config-error": Code("error", "a pnp.toml table or key that is unknown or has a wrong value"),
+    "schema-keyword": Code("error", "an x- keyword in a schema that pnp does not define, or with a wrong value"),
+    "icons-error": Code("error", "an icons.json that does not follow its schema"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }
@@ -93,6 +103,7 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "not-a-record",
     ),
     "assets": ("missing-asset", "asset-outside-project", "bad-asset"),
+    "render": ("text-overflow", "template-error", "bad-colour", "missing-glyph", "missing-font-style"),
 }
 
 
@@ -124,6 +135,7 @@ class Finding:
     at_key: bool = False
     severity: Severity | None = None
     offset: int | None = None  # exact character offset when the check knows it
+    in_layout: bool = False  # from drawing: `pointer` is into the layout, not the record
 
 
 @dataclass(frozen=True, slots=True)
