@@ -55,7 +55,7 @@ def cli() -> None:
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option(
-    "--ignore", default="", help="Comma-separated codes or groups (references, json, schema, assets) to skip."
+    "--ignore", default="", help="Comma-separated codes or groups (references, json, schema, assets, render) to skip."
 )
 @click.option("--select", default="", help="Comma-separated codes or groups to report, and only those.")
 @click.option(

@@ -67,7 +67,7 @@ def compile_message(layout: str, error: Exception, filters: Any) -> str:
     import re
 
     unknown = re.search(r"No filter named '([^']+)'", str(error))
-    close = difflib.get_close_matches(unknown.group(1), sorted(filters), n=1) if unknown else []
+    close = difflib.get_close_matches(unknown.group(1), sorted(filters), n=1, cutoff=0.75) if unknown else []
     hint = f"did you mean {close[0]!r}? " if close else ""
     return (
         f"layout {layout!r}: template does not compile: {str(error).rstrip('.')}; "
