@@ -13,7 +13,20 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pnp"
-VALIDATION = ["problems", "config", "jsonfile", "records", "schemas", "xrefs", "check", "report", "stats", "layout"]
+VALIDATION = [
+    "problems",
+    "config",
+    "jsonfile",
+    "records",
+    "schemas",
+    "xrefs",
+    "check",
+    "report",
+    "stats",
+    "layout",
+    "projectfiles",
+    "diagnose",
+]
 DRAWING = {"reportlab", "pnp.render", "pnp.pdf", "pnp.build", "pnp.fonts", "pnp.sheets", "pnp.export"}
 
 
@@ -43,11 +56,11 @@ def test_render_knows_nothing_of_pages() -> None:
     assert not top_level_imports("render") & {"pnp.pdf", "pnp.build", "pnp.sheets", "pnp.export"}
 
 
-def test_pnp_check_never_loads_reportlab() -> None:
-    """`python -X importtime` lists every module the real `pnp check` process imports."""
+def test_pnp_check_without_drawing_never_loads_reportlab() -> None:
+    """`python -X importtime` lists every module the real `pnp check --no-render` process imports."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "pnp", "check"],
+        [sys.executable, "-X", "importtime", "-m", "pnp", "check", "--no-render"],
         cwd=ROOT,
         capture_output=True,
         text=True,
