@@ -11,6 +11,7 @@ import difflib
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -145,14 +146,14 @@ def _file_findings(root: Path, element: dict[str, Any], at: str) -> Iterator[Fin
 
 
 def _path_findings(root: Path, value: str, what: str, pointer: str) -> Iterator[Finding]:
-    path = (root / value).resolve()
-    if not path.is_relative_to(root.resolve()):
-        yield Finding("asset-outside-project", f"{what} {value!r} is outside the project", pointer)
-    elif not path.is_file():
-        hint = "name a .ttf file of the project, or sans or condensed" if what == "font" else "check the path"
-        yield Finding(
-            "missing-asset", f"{what} {value!r} does not exist (paths are relative to the project); {hint}", pointer
-        )
+    """The same check as a record's x-asset field: inside the project, a file, of the right kind."""
+    from pnp.xrefs import asset_problem
+
+    found = asset_problem(root, value, what, pointer)
+    if found is not None and what == "font" and found.code == "missing-asset":
+        found = replace(found, message=found.message + ", or use one of pnp's fonts: sans, condensed")
+    if found is not None:
+        yield found
 
 
 # --- x- keywords of record schemas ----------------------------------------------------------

@@ -859,8 +859,12 @@ def draw_image(d: Drawing, element: Element) -> None:
             message = f"layout {r.layout.name!r}: image {source!r} of element {element.name!r} {problem}"
             issues.append(Finding(code, message, f"{element.pointer}/src", in_layout=True))
         return
-    image = r.images[source] = ImagePath(path, r.root)
-    _place_image(canvas, element, r._frame(element, box), image)
+    image = ImagePath(path, r.root)
+    try:
+        _place_image(canvas, element, r._frame(element, box), image)
+    except (OSError, ValueError) as err:  # the file is not an image reportlab can read
+        raise DrawFailure("bad-asset", "src", f"image {source!r} cannot be read: {err}") from None
+    r.images[source] = image
 
 
 def _place_image(canvas: Canvas, element: Element, frame: tuple[float, float, float, float], image: ImagePath) -> None:
