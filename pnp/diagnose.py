@@ -228,9 +228,25 @@ def _read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path)
         stored = orjson.loads(path.read_bytes())
         if stored.get("key") != key:
             return None
-        return [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
+        found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # no cache, or one this pnp cannot read: draw again
+    if not all(_sound(finding) for _, finding in found):
+        return None  # edited by hand, or by another pnp: draw again
+    return found
+
+
+def _sound(finding: Finding) -> bool:
+    """A cached finding pnp could have written: a known code, text where text belongs."""
+    from pnp.problems import CODES
+
+    return (
+        finding.code in CODES
+        and isinstance(finding.message, str)
+        and isinstance(finding.pointer, str)
+        and finding.severity in (None, "error", "warning")
+        and (finding.offset is None or type(finding.offset) is int)
+    )
 
 
 def _write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:

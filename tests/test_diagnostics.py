@@ -93,6 +93,30 @@ def test_every_example_of_the_issue_is_located_in_the_file_to_edit() -> None:
         assert problems[0]["line"] >= 1
 
 
+@pytest.mark.parametrize(
+    ("toml", "where", "says"),
+    [
+        ('[project]\nmax-file-mb = "big"\n', (2, 1), '[project] max-file-mb = "big": must be a positive number'),
+        ('[project]\nname = "x"\n\n[build]\nduplex = "both"\n', (5, 1), "duplex must be long, short or none"),
+        ("[project]\nrecords = 3\n", (2, 1), "must be a string"),
+        ('[projet]\nname = "x"\n', (1, 1), "unknown table [projet] (did you mean 'project'?)"),
+        ('[build]\n  "papr" = "a4"  # a typo\n', (2, 3), "unknown key 'papr' in [build] (did you mean 'paper'?)"),
+        ("[games.x]\ntitle = 1\n", (2, 1), "[games.x] title = 1: must be a string"),
+        ('[build]\npaper = "0x0mm"\n', (2, 1), "paper width and height must be over 0"),
+    ],
+)
+def test_every_pnp_toml_mistake_is_located(
+    toml: str, where: tuple[int, int], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pnp.toml").write_text(toml)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        load_project(explicit=tmp_path)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line, problem.column, problem.code) == ("pnp.toml", *where, "config-error")
+    assert says in problem.message
+
+
 @pytest.fixture()
 def project(tmp_path: Path) -> Path:
     target = tmp_path / "project"
@@ -161,6 +185,9 @@ def test_check_renders_by_default_and_reuses_its_cache(project: Path) -> None:
     assert "from the cache" in second.stdout
     assert pnp(project, "check", "--render").stdout == second.stdout  # --render: accepted, the default
     assert pnp(project, "check", "--no-render").returncode == 0  # nothing drawn
+    stored["findings"][0]["finding"]["code"] = "no-such-code"  # a cache pnp could not have written
+    cache.write_text(json.dumps(stored))
+    assert pnp(project, "check").stdout == first.stdout  # drawn again, not trusted, no crash
     cards[1]["text"] = "short"  # the records changed: drawn again
     (project / "cards" / "cards.json").write_text(json.dumps(cards, indent=2))
     assert pnp(project, "check", "--render").returncode == 0
