@@ -24,6 +24,8 @@ from pnp.check import CheckOptions, check_project
 from pnp.config import ConfigError, load_project
 
 BUILD_PROJECT = ROOT / "tests" / "build_project"
+# The OASIS SARIF 2.1.0 schema (errata01), vendored from github.com/oasis-tcs/sarif-spec,
+# sarif-2.1/schema/sarif-schema-2.1.0.json: the tests validate offline.
 SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"
 # Every case folder but the schema tests of the bundled content (schema-*: repo-based, run with
 # --no-render; building the bundled games takes ~5 s a case, beyond the suite's budget).
