@@ -21,7 +21,14 @@ duplicate ids, all listed, and times whole processes in the same run, best of `-
 
 Every planted problem must be in the output of the timed `pnp check` run (same file, JSON
 pointer and code), and every planted schema error in the check-jsonschema output (same file
-and record), or the benchmark exits with status 1. It prints markdown tables and, last:
+and record), or the benchmark exits with status 1.
+
+Then, with `--render-sizes` (default 1000,10000), on the poker-card projects of
+bench/build_bench.py (which have a layout, so `pnp check` draws every card): `pnp check` cold
+(no render cache), `pnp check` warm (the cache of the previous run, best of `--repeat`),
+`pnp check --no-render`, and a fresh `pnp build`, each a whole process. Every run must exit 0.
+
+It prints markdown tables and, last:
 `check 100k: pnp X s, check-jsonschema Y s (Y/X = R), json.load Z s (X/Z = F)`.
 """
 
@@ -403,13 +410,67 @@ def print_tables(results: list[SizeResult], repeat: int) -> None:
     print()
 
 
+@dataclass
+class RenderResult:
+    cards: int
+    cold: Timed
+    warm: Timed
+    no_render: Timed
+    build: Timed
+
+
+def bench_render(cards: int, workdir: Path, repeat: int) -> RenderResult:
+    """`pnp check` drawing every card (cold and with its cache warm) beside `pnp build`, same project."""
+    import build_bench
+
+    root = workdir / f"render-{cards}"
+    if root.exists():
+        shutil.rmtree(root)
+    build_bench.generate(root, cards)
+    pnp = [tool("pnp")]
+    timings = {name: Timed() for name in ("cold", "warm", "no_render", "build")}
+    print(f"render {cards:,} cards", file=sys.stderr, flush=True)
+    shutil.rmtree(root / "output", ignore_errors=True)
+    run([*pnp, "check", "--format", "json"], root, (0,), timings["cold"])
+    for _ in range(repeat):
+        run([*pnp, "check", "--format", "json"], root, (0,), timings["warm"])
+        run([*pnp, "check", "--no-render", "--format", "json"], root, (0,), timings["no_render"])
+    shutil.rmtree(root / "output", ignore_errors=True)
+    run([*pnp, "build"], root, (0,), timings["build"])
+    for name, timed in timings.items():
+        print(f"  {name}: {timed.best:.3f} s (best of {timed.runs})", file=sys.stderr, flush=True)
+    if json.loads(timings["cold"].stdout)["errors"] or timings["cold"].stdout != timings["warm"].stdout:
+        sys.exit(
+            f"check_bench: pnp check on the render project of {cards} cards found errors, or the cache changed them"
+        )
+    return RenderResult(cards, timings["cold"], timings["warm"], timings["no_render"], timings["build"])
+
+
+def print_render_table(results: list[RenderResult]) -> None:
+    print(
+        "pnp check drawing every card (poker cards of bench/build_bench.py: a layout with text, stats, an image "
+        "and a back), beside pnp build on the same project; cold: no render cache, warm: best of the repeats"
+    )
+    print()
+    print("| cards | check cold s | check warm s | check --no-render s | build s | cold / build |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r.cards:,} | {seconds(r.cold)} | {seconds(r.warm)} | {seconds(r.no_render)} | {seconds(r.build)} "
+            f"| {r.cold.best / r.build.best:.2f} |"
+        )
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated record counts")
+    parser.add_argument("--render-sizes", default="1000,10000", help="card counts for check with drawing ('' skips)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tool; the best is kept (default 3)")
     parser.add_argument("--keep", type=Path, help="generate the projects in DIR and keep them")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    render_sizes = [int(s.replace("_", "")) for s in args.render_sizes.split(",") if s.strip()]
     if not sizes or any(s < 100 for s in sizes) or args.repeat < 1:
         parser.error("sizes must be at least 100 records, repeat at least 1")
 
@@ -418,14 +479,19 @@ def main(argv: list[str] | None = None) -> int:
     # install compiles them once, as this does. Time what users run, not the compiler.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "pnp")], check=True)
     results: list[SizeResult] = []
+    rendered: list[RenderResult] = []
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         results = [bench_size(n, args.keep.resolve(), args.repeat) for n in sizes]
+        rendered = [bench_render(n, args.keep.resolve(), args.repeat) for n in render_sizes]
     else:
         with tempfile.TemporaryDirectory(prefix="pnp-check-bench-") as tmp:
             results = [bench_size(n, Path(tmp), args.repeat) for n in sizes]
+            rendered = [bench_render(n, Path(tmp), args.repeat) for n in render_sizes]
 
     print_tables(results, args.repeat)
+    if rendered:
+        print_render_table(rendered)
     status = 0
     for r in results:
         missed = sum(r.expected.values()) - sum(r.found.values())

@@ -8,7 +8,6 @@ A build that finds errors writes nothing; each file is written atomically; a fil
 from __future__ import annotations
 
 import hashlib
-import io
 import re
 import sys
 from collections.abc import Callable
@@ -16,16 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
-from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs, load_project_records
+from pnp.check import (
+    CheckOptions,
+    LoadedProject,
+    check_loaded,
+    load_icon_specs,
+    load_project_records,
+    not_found_before,
+)
 from pnp.config import Project
-from pnp.impose import Duplex, ImpositionError, SheetSpec, parse_paper
+from pnp.diagnose import code_digest, kind_digest, render_kind
+from pnp.impose import Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
 from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
-from pnp.problems import Finding, Problem
-
-PACKAGE = Path(__file__).resolve().parent
+from pnp.problems import Problem, severity_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,32 +52,6 @@ def output_root(project: Project, paper: str) -> Path:
     return project.output / re.sub(r"[^a-z0-9.]+", "-", paper.lower()).strip("-")
 
 
-def _code_digest() -> str:
-    hasher = hashlib.sha256()
-    for path in sorted(PACKAGE.glob("*.py")) + [PACKAGE / "layout.schema.json"]:
-        hasher.update(path.read_bytes())
-    return hasher.hexdigest()
-
-
-def _asset_files(project: Project, layout: Layout, records: list[dict[str, Any]]) -> list[Path]:
-    """Files a layout may draw: static image paths in the layout, and record fields that are paths."""
-    files: list[Path] = []
-    for face in ("front", "back"):
-        for element in (layout.data.get(face) or {}).get("elements", []):
-            src = element.get("src")
-            if isinstance(src, str) and "{" not in src:
-                files.append(project.root / src)
-            font = element.get("font")
-            if isinstance(font, str) and font.endswith((".ttf", ".otf")):
-                files.append(project.root / font)
-    for record in records:
-        for key in ("image", "portrait", "art", "icon_image"):
-            value = record.get(key)
-            if isinstance(value, str):
-                files.append(project.root / value)
-    return files
-
-
 def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...]) -> list[str]:
     kinds = sorted(k for k in loaded.index.files_by_kind if k in layouts.by_kind)
     if wanted:
@@ -87,83 +64,35 @@ def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...])
     return kinds
 
 
-def render_kind(
-    loaded: LoadedProject,
-    layout: Layout,
-    kind: str,
-    spec: SheetSpec,
-    handle: IO[bytes],
-    title: str,
-    tick: Callable[[int], None] | None = None,
-) -> list[tuple[Any, Finding]]:
-    """Draw one kind's cut sheets into `handle`; returns located render problems."""
-    from pnp.pdf import expand_faces, write_cut_sheets
-    from pnp.render import Renderer
-
-    def lookup(record_id: str) -> dict[str, Any] | None:
-        entry = loaded.index.first.get(record_id)
-        return entry[1].records[entry[2]] if entry else None
-
-    renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project), lookup)
-    records = [((f, i), r) for f, i, r in loaded.records(kind)]
-    faces, issues = expand_faces(renderer, records)
-    found: list[tuple[Any, Finding]] = []
-    for issue in issues:
-        found.append((None, Finding(issue.code, f"{issue.record_id}: {issue.message}")))
-    for sheet_issue in write_cut_sheets(handle, renderer, faces, spec, title, tick):
-        face, issue = sheet_issue.face, sheet_issue.issue
-        record_file, index = face.origin
-        found.append(
-            (
-                record_file,
-                Finding(
-                    issue.code,
-                    f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}",
-                    record_file.pointer(index),
-                ),
-            )
-        )
-    return found
-
-
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.layout import LayoutSet
 
     loaded = load_project_records(project)
-    problems = list(check_loaded(loaded, CheckOptions()))
+    problems = list(check_loaded(loaded, CheckOptions(render=False)))
     layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
     if options.lang:
         from pnp.translate import localize_build
 
         project, loaded, layouts, problems = localize_build(loaded, layouts, problems, options.lang, options.fallback)
-    if any(p.severity == "error" for p in problems):
-        return BuildResult((), (), tuple(problems))
+    if any(p.severity == "error" for p in problems):  # nothing is written; report what check reports
+        return BuildResult((), (), tuple(problems if options.lang else check_loaded(loaded, CheckOptions())))
     width, height = parse_paper(options.paper)
     spec = SheetSpec(width, height, duplex=options.duplex)
     manifest = Manifest(project.output)
     out_root = output_root(project, options.paper)
-    code = _code_digest()
-    icons_file = project.layouts / "icons.json"
+    code = code_digest()
     written: list[Path] = []
     skipped: list[Path] = []
-    per_game: dict[str, list[tuple[Path, str]]] = {}
+    per_game: dict[str, list[tuple[Path, str, bool]]] = {}
     kinds = kinds_to_build(loaded, layouts, options.kinds)
     plans = []
     for kind in kinds:
         layout = layouts.by_kind[kind]
-        records = [r for _, _, r in loaded.records(kind)]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
-        key = digest(
-            code,
-            options.paper,
-            options.duplex,
-            layout.data,
-            orjson.dumps(records).decode(),
-            files=[*layout.files, icons_file, *_asset_files(project, layout, records)],
-        )
-        per_game.setdefault(game.folder, []).append((target, key))
-        plans.append((kind, layout, target, key, len(records)))
+        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex)
+        per_game.setdefault(game.folder, []).append((target, key, layout.has_back))
+        plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
     progress = _progress(options.progress, sum(n for *_, n in plans if True))
     for kind, layout, target, key, count in plans:
         if not options.force and manifest.fresh(target, key):
@@ -176,20 +105,17 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
         ) -> None:
             found = render_kind(loaded, layout, kind, spec, handle, f"{project.game(kind).title}: {kind}")
-            located.extend(_locate(project, record_file, finding) for record_file, finding in found)
+            located.extend(record_file.locate(finding) for record_file, finding in found)
             if any(p.severity == "error" for p in located):
                 raise _Discard  # the temporary file goes; the previous output stays as it was
 
         try:
             atomic_write(target, draw)  # straight to the temporary file: no second copy in memory
-        except ImpositionError as err:
-            problems.append(Problem(str(layout.chain[-1].source.display), 1, 1, "", "layout-error", "error", str(err)))
-            continue
         except _Discard:
-            problems.extend(located)
+            problems.extend(not_found_before(problems, located))
             progress(count)
             continue
-        problems.extend(located)
+        problems.extend(not_found_before(problems, located))
         progress(count)
         manifest.record(target, key)
         written.append(target)
@@ -197,13 +123,13 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
-        key = digest(code, [k for _, k in parts])
+        key = digest(code, [k for _, k, _ in parts])
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
             continue
-        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, _ in parts):
+        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, _, _ in parts):
             continue
-        _combine(combined, [path for path, _ in parts])
+        _combine(combined, [(path, backs) for path, _, backs in parts], options.duplex != "none")
         manifest.record(combined, key)
         written.append(combined)
     sheets = _build_sheets(loaded, project, options, manifest)
@@ -265,34 +191,38 @@ def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]
             canvas.clipPath(path, stroke=0, fill=0)
         issues = renderer.draw(canvas, "front", record, box, {"copy": 1}, clip=box)
         canvas.restoreState()
-        return not issues
+        return not any(severity_of(issue) == "error" for issue in issues)
 
     inputs = sorted({path for layout in layouts.layouts.values() for path in layout.files})
     return draw, inputs
-
-
-def _locate(project: Project, record_file: Any, finding: Finding) -> Problem:
-    if record_file is None:
-        return Problem("", 0, 0, finding.pointer, finding.code, "error", finding.message)
-    return record_file.locate(finding)  # type: ignore[no-any-return]
 
 
 class _Discard(Exception):
     """Raised inside an atomic write to throw the new file away."""
 
 
-def _combine(target: Path, parts: list[Path]) -> None:
-    """One file with every kind of a game, deterministic (fixed document id)."""
+def _combine(target: Path, parts: list[tuple[Path, bool]], duplex: bool) -> None:
+    """One file with every kind of a game, deterministic (fixed document id).
+
+    `parts`: each kind's file, and whether its layout has a back. In duplex, a kind without backs
+    gets a blank page after each sheet of fronts, so that no front is printed on the back of
+    another sheet and every later kind's fronts stay on odd pages.
+    """
     if len(parts) == 1:  # nothing to merge: the same document
-        write_bytes(target, parts[0].read_bytes())
+        write_bytes(target, parts[0][0].read_bytes())
         return
-    from pypdf import PdfWriter
+    from pypdf import PdfReader, PdfWriter
     from pypdf.generic import ArrayObject, ByteStringObject
 
     writer = PdfWriter()
-    for part in parts:
-        writer.append(str(part))
-    ident = ByteStringObject(hashlib.md5(b"".join(p.read_bytes() for p in parts)).digest())  # noqa: S324 - an id, not security
+    for part, has_back in parts:
+        if has_back or not duplex:
+            writer.append(str(part))
+            continue
+        for page in PdfReader(part).pages:
+            writer.add_page(page)
+            writer.add_blank_page(float(page.mediabox.width), float(page.mediabox.height))
+    ident = ByteStringObject(hashlib.md5(b"".join(p.read_bytes() for p, _ in parts)).digest())  # noqa: S324 - an id, not security
     writer._ID = ArrayObject([ident, ident])
     writer.add_metadata({"/Title": target.stem, "/Creator": "pnp", "/Producer": "pnp"})
 
@@ -319,24 +249,3 @@ def _progress(enabled: bool, total: int) -> Callable[[int], None]:
             bar.__exit__(None, None, None)
 
     return tick
-
-
-def render_findings(loaded: LoadedProject) -> list[tuple[Any, Finding]]:
-    """`pnp check --render`: draw every card into a throwaway PDF to find text that does not fit."""
-    from pnp.layout import LayoutSet
-
-    project = loaded.project
-    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
-    width, height = parse_paper(project.paper)
-    spec = SheetSpec(width, height, duplex="long")
-    found: list[tuple[Any, Finding]] = []
-    for kind in kinds_to_build(loaded, layouts, ()):
-        try:
-            found.extend(
-                (f, x)
-                for f, x in render_kind(loaded, layouts.by_kind[kind], kind, spec, io.BytesIO(), kind)
-                if f is not None
-            )
-        except ImpositionError:
-            continue  # reported by pnp build
-    return found

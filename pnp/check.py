@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pnp import xrefs
-from pnp.config import ConfigError, Project
+from pnp.config import Project
 from pnp.fields import FieldGuide
 from pnp.jsonfile import json_type, parse_bytes
 from pnp.problems import Finding, Problem
@@ -25,7 +25,7 @@ class CheckOptions:
     ignore: frozenset[str] = frozenset()
     select: frozenset[str] = frozenset()
     strict: bool = False
-    render: bool = False
+    render: bool = True  # draw what has a layout, as pnp build does (--no-render: skip)
     jobs: int = 0  # processes that validate; 0: as many as useful (see auto_jobs)
 
 
@@ -82,15 +82,13 @@ class LoadedProject:
 
 
 def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
-    """layouts/icons.json: the inline icons text may use, by name."""
+    """layouts/icons.json: the inline icons text may use, by name (pnp check validates the file)."""
     path = project.layouts / "icons.json"
     if not path.is_file():
         return {}
     parsed = parse_bytes(path.read_bytes())
     icons = parsed.data.get("icons") if isinstance(parsed.data, dict) else None
-    if not parsed.ok or not isinstance(icons, dict):
-        raise ConfigError(f"{path}: must be a JSON object with an 'icons' object")
-    return icons
+    return icons if parsed.ok and isinstance(icons, dict) else {}
 
 
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, forking costs more than it saves
@@ -248,18 +246,35 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
         sites = schemas.sites(kind)
         yield from xrefs.check_records(index, kind, sites, icons, project.root)
     yield from xrefs.check_counts(index)
-    if any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*")):
+    from pnp.projectfiles import check_schema_keywords
+
+    yield from check_schema_keywords(project.schemas, project.display)
+    if (project.layouts / "icons.json").is_file():
+        from pnp.projectfiles import check_icons
+
+        yield from check_icons(project)
+    if has_layouts(project):
         yield from _layout_findings(loaded)
+    elif index.files_by_kind:
+        from pnp.projectfiles import no_layouts
+
+        yield from no_layouts(loaded)
+
+
+def has_layouts(project: Project) -> bool:
+    return any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*"))
 
 
 def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     """Layout checks, only when the project has layouts (keeps jinja2 out of plain checks)."""
     from pnp.layout import LayoutSet, check_layouts
+    from pnp.projectfiles import check_layout_values
 
     schemas = loaded.schemas
     layouts = LayoutSet(loaded.project.layouts, loaded.project.display, set(schemas.kind_uri))
     first_file = {kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)}
     yield from check_layouts(layouts, schemas.properties, first_file)
+    yield from check_layout_values(layouts, loaded.project.root)
 
 
 def run_check(project: Project, options: CheckOptions) -> CheckResult:
@@ -298,20 +313,32 @@ def check_loaded(
     """Every problem of a loaded project, located, filtered and sorted."""
     checked = checked_paths or []
     cross = list(cross_check(loaded))  # first: validating children, if any, work meanwhile
-    all_findings = [*loaded.findings, *cross]
-    if options.render:
-        from pnp.build import render_findings
+    problems = _located([*loaded.findings, *cross], options, checked)
+    if options.render and has_layouts(loaded.project):
+        from pnp.diagnose import render_findings
 
-        all_findings.extend(render_findings(loaded))
-    if loaded.project.languages[1:]:  # catalogs per language (pnp.translate; drawn only with --render)
+        problems.extend(not_found_before(problems, _located(render_findings(loaded), options, checked)))
+    if loaded.project.languages[1:]:  # catalogs per language (pnp.translate; drawn unless --no-render)
         from pnp.translate import translation_findings
 
-        all_findings.extend(translation_findings(loaded, options.render))
+        problems.extend(_located(translation_findings(loaded, options.render), options, checked))
+    problems.sort(key=Problem.sort_key)
+    return problems
+
+
+def not_found_before(problems: list[Problem], drawn: list[Problem]) -> list[Problem]:
+    """What only drawing finds: a code already reported at the same place is not reported twice."""
+    found = {(p.file, p.line, p.column, p.code) for p in problems}
+    return [p for p in drawn if (p.file, p.line, p.column, p.code) not in found]
+
+
+def _located(
+    findings: Iterable[tuple[RecordFile, Finding]], options: CheckOptions, checked: list[Path]
+) -> list[Problem]:
     problems: list[Problem] = []
-    for record_file, finding in all_findings:
+    for record_file, finding in findings:
         if finding.code in options.ignore or (options.select and finding.code not in options.select):
             continue
         if _is_checked(record_file, checked):
             problems.append(record_file.locate(finding))
-    problems.sort(key=Problem.sort_key)
     return problems

@@ -24,8 +24,18 @@ if TYPE_CHECKING:
     from pnp.build import BuildOptions
 
 
-def _project(explicit: Path | None) -> Project:
-    return load_project(explicit=explicit)
+def _project(explicit: Path | None, fmt: str | None = None) -> Project:
+    """The project; a located pnp.toml mistake is printed in the report format `fmt` (exit 2)."""
+    try:
+        return load_project(explicit=explicit)
+    except ConfigError as err:
+        if fmt is None or not err.problems:
+            raise
+        from pnp.check import CheckResult
+        from pnp.report import REPORTER_BY_NAME
+
+        REPORTER_BY_NAME[fmt](CheckResult(err.problems, 0, 0), sys.stdout)
+        _exit(2)
 
 
 project_option = click.option(
@@ -50,10 +60,17 @@ def cli() -> None:
 )
 @click.option("--strict", is_flag=True, help="Treat warnings as errors.")
 @click.option(
-    "--ignore", default="", help="Comma-separated codes or groups (references, json, schema, assets, tables) to skip."
+    "--ignore",
+    default="",
+    help="Comma-separated codes or groups (references, json, schema, assets, tables, render, translations) to skip.",
 )
 @click.option("--select", default="", help="Comma-separated codes or groups to report, and only those.")
-@click.option("--render", is_flag=True, help="Also render every card to find text that does not fit (slower).")
+@click.option(
+    "--render/--no-render",
+    default=True,
+    help="Draw every card with a layout, as pnp build does, to find text that does not fit, fonts, images, "
+    "colours and template errors (default; --no-render skips it, for editors).",
+)
 @click.option(
     "-j",
     "--jobs",
@@ -90,7 +107,7 @@ def check(
         )
     except ValueError as err:
         raise ConfigError(str(err)) from None
-    project = _project(project_dir)
+    project = _project(project_dir, fmt)
     loaded, result = check_project(project, options)
     REPORTER_BY_NAME[fmt](result, sys.stdout)
     _exit(result.exit_code)  # while `loaded` is still referenced: see _exit
@@ -227,7 +244,7 @@ def build(
     from pnp.build import BuildOptions
     from pnp.impose import Duplex, ImpositionError, parse_paper
 
-    project = _project(project_dir)
+    project = _project(project_dir, fmt)
     paper_name = paper or project.paper
     try:
         parse_paper(paper_name)

@@ -10,13 +10,23 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from pnp.problems import Problem
 
 PROJECT_FILE = "pnp.toml"
 DEFAULT_MAX_FILE_MB = 20
 
 
 class ConfigError(Exception):
-    """A usage or configuration problem: reported on one line, exit status 2."""
+    """A usage or configuration problem: reported on one line, exit status 2.
+
+    `problems` locates it in pnp.toml when it is there (reporters print them in any format).
+    """
+
+    def __init__(self, message: str, problems: tuple[Problem, ...] = ()) -> None:
+        super().__init__(message)
+        self.problems = problems
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,54 +92,34 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
             )
         path = found
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        table = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
     root = path.parent.resolve()
-    section = table.get("project", {})
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: [project] must be a table")
-    known = {"name", "records", "schemas", "layouts", "output", "max-file-mb"}
-    unknown = sorted(set(section) - known)
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting {unknown[0]!r} in [project]; known: {', '.join(sorted(known))}")
+    settings = ProjectFileCheck(path, text, table)
+    section = settings.table("project")
 
     def folder(key: str, default: str) -> Path:
         value = section.get(key, default)
-        if not isinstance(value, str):
-            raise ConfigError(f"{path}: [project] {key} must be a string path")
-        resolved = (root / value).resolve()
+        resolved: Path = (root / value).resolve()
         if not resolved.is_relative_to(root):
-            raise ConfigError(f"{path}: [project] {key} = {value!r} points outside the project")
+            settings.fail("project", key, f"[project] {key} = {value!r} points outside the project")
         return resolved
 
     games: dict[str, Game] = {}
-    for prefix, spec in (table.get("games") or {}).items():
-        if not isinstance(spec, dict):
-            raise ConfigError(f"{path}: [games.{prefix}] must be a table with title and folder")
+    for prefix in settings.tables("games"):
+        spec = settings.table("games", prefix)
         folder_name = str(spec.get("folder", prefix))
-        if "/" in folder_name or folder_name.startswith("."):
-            raise ConfigError(f"{path}: [games.{prefix}] folder must be a plain folder name")
+        if "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
+            settings.fail(f"games.{prefix}", "folder", f"[games.{prefix}] folder must be a plain folder name")
         games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
-    build = table.get("build") or {}
+    build = settings.table("build")
     paper = str(build.get("paper", "a4"))
     duplex = str(build.get("duplex", "long"))
-    if duplex not in ("long", "short", "none"):
-        raise ConfigError(f"{path}: [build] duplex must be long, short or none")
     languages = build.get("languages", [])
-    if not isinstance(languages, list) or not all(
-        isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in languages
-    ):
-        raise ConfigError(f'{path}: [build] languages must be a list of language codes, source first: ["en", "de"]')
-    unknown_tables = sorted(set(table) - {"project", "games", "build", "sources"})
-    if unknown_tables:
-        raise ConfigError(
-            f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build], [sources]"
-        )
-    sources, list_separator = _sources(path, root, table.get("sources") or {})
+    sources, list_separator = _sources(settings, root)
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
-    if not isinstance(max_mb, (int, float)) or max_mb <= 0:
-        raise ConfigError(f"{path}: [project] max-file-mb must be a positive number")
     return Project(
         root=root,
         name=str(section.get("name", root.name)),
@@ -147,27 +137,157 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     )
 
 
-def _sources(path: Path, root: Path, table: object) -> tuple[dict[str, str | dict[str, str]], str]:
+# Every table and key of pnp.toml: its type ("str", "number") and a check of its value.
+KEYS: dict[str, dict[str, str]] = {
+    "project": {
+        "name": "str",
+        "records": "str",
+        "schemas": "str",
+        "layouts": "str",
+        "output": "str",
+        "max-file-mb": "number",
+    },
+    "build": {"paper": "paper", "duplex": "duplex", "languages": "languages"},
+    "games.*": {"title": "str", "folder": "str"},
+}
+
+
+class ProjectFileCheck:
+    """Reads pnp.toml's tables and checks each key against KEYS; the first mistake raises a
+    ConfigError located at its line and column, with a did-you-mean."""
+
+    def __init__(self, path: Path, text: str, data: dict[str, Any]) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+        self.data = data
+        for name, value in data.items():
+            known = ["project", "build", "games", "sources"]
+            if name not in known:
+                self.fail(
+                    name,
+                    None,
+                    f"unknown table [{name}]{_hint(name, known)}; tables: [project], [build], [games.PREFIX], [sources]",
+                )
+            if not isinstance(value, dict):
+                self.fail(name, None, f"{name} must be a table: [{name}]")
+
+    def tables(self, name: str) -> list[str]:
+        """The sub-table names of [name.*] ([games.ember] -> ember)."""
+        return list(self.data.get(name) or {})
+
+    def table(self, *names: str) -> dict[str, Any]:
+        node: Any = self.data
+        for name in names:
+            node = node.get(name, {}) if isinstance(node, dict) else {}
+        dotted = ".".join(names)
+        if not isinstance(node, dict):
+            self.fail(dotted, None, f"[{dotted}] must be a table with {', '.join(KEYS['games.*'])}")
+        rules = KEYS[dotted if dotted in KEYS else f"{names[0]}.*"]
+        for key, value in node.items():
+            if key not in rules:
+                known = sorted(rules)
+                self.fail(
+                    dotted, key, f"unknown key {key!r} in [{dotted}]{_hint(key, known)}; keys: {', '.join(known)}"
+                )
+            problem = _value_problem(rules[key], value)
+            if problem:
+                self.fail(dotted, key, f"[{dotted}] {key} = {_show(value)}: {problem}")
+        checked: dict[str, Any] = node
+        return checked
+
+    def fail(self, table: str, key: str | None, message: str) -> None:
+        line, column = self.position(table, key)
+        display = _display(self.path)
+        problem = Problem(display, line, column, "", "config-error", "error", message)
+        raise ConfigError(f"{display}:{line}:{column}: error[config-error]: {message}", (problem,))
+
+    def position(self, table: str, key: str | None) -> tuple[int, int]:
+        """Line and column of `key` in [table] (or of the table's header); 1:1 when not found."""
+        current = ""
+        header_at: tuple[int, int] | None = None
+        for number, raw in enumerate(self.lines, start=1):
+            stripped = raw.strip()
+            if stripped.startswith("["):
+                current = stripped.strip("[]").split("#")[0].strip().strip("[]").replace(" ", "").replace('"', "")
+                if current == table:
+                    header_at = (number, raw.index("[") + 1)
+                continue
+            if key is None or current != table:
+                continue
+            name = stripped.split("=", 1)[0].strip().strip('"')
+            if "=" in stripped and name == key:
+                return number, raw.index(stripped[0]) + 1
+        if header_at is not None:
+            return header_at
+        return 1, 1
+
+
+def _value_problem(rule: str, value: Any) -> str | None:
+    if rule == "str" and not isinstance(value, str):
+        return "must be a string (in quotes)"
+    if rule == "number" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+        return "must be a positive number"
+    if rule == "languages" and (
+        not isinstance(value, list)
+        or not all(isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in value)
+    ):
+        return 'must be a list of language codes, source first: ["en", "de"]'
+    if rule == "duplex" and value not in ("long", "short", "none"):
+        return f"duplex must be long, short or none{_hint(str(value), ['long', 'short', 'none'])}"
+    if rule == "paper":
+        from pnp.impose import PAPERS, ImpositionError, parse_paper
+
+        if not isinstance(value, str):
+            return 'must be a string such as "a4"'
+        try:
+            width, height = parse_paper(value)
+        except ImpositionError:
+            return f"unknown paper{_hint(value.lower(), sorted(PAPERS))}; use a4, letter, a3, legal or WIDTHxHEIGHT with mm, in or pt (210x297mm)"
+        if width <= 0 or height <= 0:
+            return "paper width and height must be over 0"
+    return None
+
+
+def _hint(name: str, known: list[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _show(value: Any) -> str:
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def _display(path: Path) -> str:
+    """pnp.toml as the user should see it: relative to the working directory when inside it."""
+    absolute = Path(os.path.abspath(path))
+    cwd = Path(os.path.abspath(Path.cwd()))
+    return str(absolute.relative_to(cwd)) if absolute.is_relative_to(cwd) else str(path)
+
+
+def _sources(settings: ProjectFileCheck, root: Path) -> tuple[dict[str, str | dict[str, str]], str]:
     """[sources]: "cards/units.csv" = "kind", "cards/game.xlsx" = {Units = "kind"}, list-separator."""
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [sources] must be a table")
+    table = settings.data.get("sources") or {}
     separator = table.get("list-separator", "")
     if not isinstance(separator, str):
-        raise ConfigError(f'{path}: [sources] list-separator must be a string such as ";"')
+        settings.fail("sources", "list-separator", '[sources] list-separator must be a string such as ";"')
     sources: dict[str, str | dict[str, str]] = {}
     for key, value in table.items():
         if key == "list-separator":
             continue
         sheets_ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
         if not isinstance(value, str) and not sheets_ok:
-            raise ConfigError(
-                f"{path}: [sources] {key!r} must name a kind, or map sheet names to kinds: "
-                '"cards/units.xlsx" = {Units = "mygame.unit"}'
+            settings.fail(
+                "sources",
+                key,
+                f"[sources] {key!r} must name a kind, or map sheet names to kinds: "
+                '"cards/units.xlsx" = {Units = "mygame.unit"}',
             )
         source = (root / key).resolve()
         if not source.is_relative_to(root) or not source.is_file():
-            raise ConfigError(
-                f"{path}: [sources] {key!r} is no file of this project (paths start at pnp.toml's folder)"
+            settings.fail(
+                "sources", key, f"[sources] {key!r} is no file of this project (paths start at pnp.toml's folder)"
             )
         sources[os.path.normpath(key)] = value
     return sources, separator

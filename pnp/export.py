@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from pnp.build import _asset_files, _code_digest, _progress, kinds_to_build
+from pnp.build import _progress, kinds_to_build
 from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs, load_project_records
 from pnp.config import ConfigError, Game, Project
+from pnp.diagnose import asset_files, code_digest, place
 from pnp.impose import MM, Box
 from pnp.output import Manifest, OutputResult, atomic_write, digest
 from pnp.problems import Finding, Problem
@@ -131,9 +132,9 @@ class Session:
         self.project = project
         self.options = options
         self.loaded: LoadedProject = load_project_records(project)
-        self.problems: list[Problem] = list(check_loaded(self.loaded, CheckOptions()))
+        self.problems: list[Problem] = list(check_loaded(self.loaded, CheckOptions(render=False)))  # it draws itself
         self.manifest = Manifest(project.output)
-        self.code = _code_digest()
+        self.code = code_digest()
         self.written: list[Path] = []
         self.skipped: list[Path] = []
         self.removed: list[Path] = []
@@ -166,15 +167,8 @@ class Session:
             renderer = Renderer(layout, project.root, icons, self.lookup)
             faces, issues = expand_faces(renderer, [((f, i), r) for f, i, r in entries])
             origins = {str(r.get("id")): (f, i) for f, i, r in entries}
-            for issue in issues:
-                self.problems.append(
-                    _locate(
-                        origins.get(issue.record_id),
-                        issue.code,
-                        "error",
-                        f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}",
-                    )
-                )
+            issues = [*renderer.findings, *issues]
+            self.problems.extend(source.locate(finding) for source, finding in place(layout, issues, []))
             if distinct:
                 faces = [face for face in faces if face.extra.get("copy", 1) == 1]
             key = digest(
@@ -182,7 +176,7 @@ class Session:
                 layout.data,
                 orjson.dumps(records).decode(),
                 orjson.dumps(self.referenced(layout, records)).decode(),
-                files=[*layout.files, icons_file, *_asset_files(project, layout, records)],
+                files=[*layout.files, icons_file, *asset_files(loaded, layout, kind)],
             )
             names = face_names(faces)
             plans.append(KindPlan(kind, project.game(kind), layout, renderer, faces, names, key, origins, bool(issues)))
@@ -260,13 +254,6 @@ def _safe_name(value: Any) -> str:
     return text or "record"
 
 
-def _locate(origin: Any, code: str, severity: Literal["error", "warning"], message: str) -> Problem:
-    if origin is None:
-        return Problem("", 0, 0, "", code, severity, message)
-    record_file, index = origin
-    return record_file.locate(Finding(code, message, record_file.pointer(index), severity=severity))  # type: ignore[no-any-return]
-
-
 def no_tick(count: int) -> None:
     """The progress callback when another step counts the work."""
 
@@ -291,7 +278,6 @@ def draw_pages(
 ) -> Drawn:
     """Every face of `plan` on its own page of trim + 2 * bleed, TrimBox and BleedBox set on every page."""
     from pnp.pdf import new_canvas
-    from pnp.render import RenderIssue
 
     renderer = plan.renderer
     renderer.bleed = bleed  # the background and bleed rects reach exactly to the page edge
@@ -311,16 +297,10 @@ def draw_pages(
             except Exception as err:  # noqa: BLE001 - only the gallery draws records that failed pnp check
                 if not tolerant:
                     raise
-                issues = [RenderIssue("layout-error", str(face.record.get("id")), side, f"could not draw: {err}")]
-            for issue in issues:
-                problems.append(
-                    _locate(
-                        face.origin,
-                        issue.code,
-                        "error",
-                        f"record {issue.record_id!r}, layout {plan.layout.name!r}: {issue.message}",
-                    )
-                )
+                message = f"record {face.record.get('id')!r}, layout {plan.layout.name!r}: could not draw: {err}"
+                issues = [Finding("layout-error", message)]
+            located = place(plan.layout, [], [(face.origin, issue) for issue in issues])
+            problems.extend(source.locate(finding) for source, finding in located)
             canvas.showPage()
             pages.append((index, side))
         tick(len(sides))
@@ -390,14 +370,14 @@ def safe_zone_problems(plan: KindPlan) -> list[Problem]:
     renderer = plan.renderer
     width, height, safe = renderer.width, renderer.height, renderer.safe
     problems: list[Problem] = []
-    seen: set[tuple[Any, str, str]] = set()
+    seen: set[tuple[str, str]] = set()
     for face in plan.faces:
         record = face.record
         context = {**record, "record": record, "palette": renderer.palettes, **face.extra}
         for side in plan.sides:
             _, elements = renderer.faces[side]
             for element in elements:
-                marker = (id(record), side, element.name)
+                marker = (side, element.name)  # where an element sits is the layout's: once per layout
                 if marker in seen:
                     continue
                 try:
@@ -425,18 +405,13 @@ def safe_zone_problems(plan: KindPlan) -> list[Problem]:
                     where = f"touches the {edge} edge"
                 else:
                     where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
-                problems.append(
-                    _locate(
-                        face.origin,
-                        SAFE_CODE,
-                        "warning",
-                        (
-                            f"record {record.get('id')!r}: {side} element {element.name!r} ({element.kind}) {where}, "
-                            f"outside the {safe / MM:g} mm safe zone of layout {plan.layout.name!r}; move it inwards "
-                            '(a background: a rect with "bleed": true)'
-                        ),
-                    )
+                message = (
+                    f"{side} element {element.name!r} ({element.kind}) {where}, outside the {safe / MM:g} mm "
+                    f"safe zone of layout {plan.layout.name!r}; move it inwards "
+                    '(a background: a rect with "bleed": true)'
                 )
+                found = Finding(SAFE_CODE, message, element.pointer, in_layout=True)
+                problems.extend(source.locate(f) for source, f in place(plan.layout, [found], []))
     return problems
 
 

@@ -9,6 +9,7 @@ only to register fonts, so `pnp check` can ask which files a family uses without
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, lru_cache
 from pathlib import Path
 
 FONT_DIR = Path(__file__).resolve().parent / "fonts"
@@ -85,3 +86,19 @@ def register_file(path: Path) -> str:
         raise FontError(f"{path}: not a usable TrueType font ({err})") from None
     _registered.add(name)
     return name
+
+
+@cache
+def _coverage(font: str) -> frozenset[int]:
+    """Code points a registered font has glyphs for (its cmap table, as reportlab read it)."""
+    from reportlab.pdfbase import pdfmetrics
+
+    face = getattr(pdfmetrics.getFont(font), "face", None)
+    return frozenset(getattr(face, "charToGlyph", {}) or ())
+
+
+@lru_cache(maxsize=65536)
+def missing_characters(text: str, font: str) -> tuple[str, ...]:
+    """Characters of `text` the registered `font` cannot draw (whitespace aside), in order, once."""
+    covered = _coverage(font)
+    return tuple(c for c in dict.fromkeys(text) if not c.isspace() and ord(c) not in covered)

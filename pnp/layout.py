@@ -58,7 +58,21 @@ def template_env() -> ImmutableSandboxedEnvironment:
     """The sandbox every layout template runs in: no attribute mutation, no unsafe calls."""
     env = ImmutableSandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
     env.filters["roman"] = _roman
+    env.filters["ref"] = lambda value, field="name": value  # the renderer's looks the record up
     return env
+
+
+def compile_message(layout: str, error: Exception, filters: Any) -> str:
+    """A template that does not compile (an unknown filter): the filter meant, or what filters there are."""
+    import re
+
+    unknown = re.search(r"No filter named '([^']+)'", str(error))
+    close = difflib.get_close_matches(unknown.group(1), sorted(filters), n=1, cutoff=0.75) if unknown else []
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return (
+        f"layout {layout!r}: template does not compile: {str(error).rstrip('.')}; "
+        f"{hint}filters are Jinja2's built-in ones and pnp's ref and roman"
+    )
 
 
 def _roman(value: Any) -> str:
@@ -100,6 +114,11 @@ class Layout:
         if isinstance(size, str):
             return SIZE_PRESETS[size]
         return (size["width"] * factor, size["height"] * factor)
+
+    @property
+    def has_back(self) -> bool:
+        """False for `"back": null` (or no back): fronts only."""
+        return isinstance(self.data.get("back"), dict)
 
     @property
     def scale(self) -> float:

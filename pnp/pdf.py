@@ -16,7 +16,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
 from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
-from pnp.render import TEMPLATE_FAILURES, Renderer, RenderIssue
+from pnp.problems import Finding
+from pnp.render import TEMPLATE_FAILURES, Renderer
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,29 +29,37 @@ class Face:
     origin: Any = None  # (record_file, index), to locate problems
 
 
-def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> tuple[list[Face], list[RenderIssue]]:
-    """Every face to print: copies of each record, and the layout's `expand` combinations."""
+def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> tuple[list[Face], list[Finding]]:
+    """Every face to print: copies of each record, and the layout's `expand` combinations.
+
+    A `copies` or `expand` template that fails is a layout finding (`in_layout`), once per layout.
+    """
     data = renderer.layout.data
     faces: list[Face] = []
-    issues: list[RenderIssue] = []
+    issues: list[Finding] = []
     copies_spec = data.get("copies")
     expand = data.get("expand") or {}
     for origin, record in records:
         context = {**record, "record": record}
+        pointer = "/copies"
         try:
             copies = _int_value(renderer, copies_spec, context, default=record.get("copies", 1))
             axes: list[list[tuple[str, Any]]] = []
             for name, spec in expand.items():
                 if isinstance(spec, dict):
+                    pointer = f"/expand/{name}/from"
                     start = _int_value(renderer, spec["from"], context, 1)
+                    pointer = f"/expand/{name}/to"
                     stop = _int_value(renderer, spec["to"], context, 1)
                     axes.append([(name, n) for n in range(start, stop + 1)])
                 else:
                     axes.append([(name, value) for value in spec])
         except TEMPLATE_FAILURES as err:
-            issues.append(
-                RenderIssue("layout-error", str(record.get("id")), "copies/expand", f"cannot count copies: {err}")
+            message = (
+                f"layout {renderer.layout.name!r}: {pointer[1:]} must give a whole number: {err} "
+                f"(first met on record {record.get('id')!r})"
             )
+            issues.append(Finding("template-error", message, pointer, in_layout=True))
             continue
         combos = [dict(combo) for combo in product(*axes)] if axes else [{}]
         for extra in combos:
@@ -64,7 +73,11 @@ def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: 
         return int(default) if isinstance(default, int) else 1
     if isinstance(spec, int):
         return spec
-    return int(renderer.env.from_string(spec).render(context).strip())
+    text = renderer.env.from_string(spec).render(context).strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{spec!r} gives {text!r}, not a whole number") from None
 
 
 def new_canvas(handle: IO[bytes], pagesize: tuple[float, float], title: str) -> Canvas:
@@ -79,12 +92,6 @@ def new_canvas(handle: IO[bytes], pagesize: tuple[float, float], title: str) -> 
     return canvas
 
 
-@dataclass(frozen=True, slots=True)
-class SheetIssue:
-    face: Face
-    issue: RenderIssue
-
-
 def write_cut_sheets(
     handle: IO[bytes],
     renderer: Renderer,
@@ -92,13 +99,13 @@ def write_cut_sheets(
     spec: SheetSpec,
     title: str,
     tick: Callable[[int], None] | None = None,
-) -> list[SheetIssue]:
+) -> list[tuple[Face, Finding]]:
     """Draw every face, fronts then (if the layout has a back and duplex is on) the backs."""
     register_bundled()
     spec = replace(spec, bleed=renderer.bleed)
     layout_grid = grid(renderer.width, renderer.height, spec)
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
-    problems: list[SheetIssue] = []
+    problems: list[tuple[Face, Finding]] = []
     for sheet in paginate(len(faces), layout_grid.per_sheet):
         on_sheet = [faces[i] for i in sheet]
         _draw_page(
@@ -141,11 +148,11 @@ def _draw_page(
     clips: tuple[Any, ...],
     layout_grid: Grid,
     spec: SheetSpec,
-    problems: list[SheetIssue],
+    problems: list[tuple[Face, Finding]],
 ) -> None:
     for face, box, clip in zip(faces, slots, clips, strict=False):
         for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
-            problems.append(SheetIssue(face, issue))
+            problems.append((face, issue))
     used = slots[: len(faces)]
     _marks(canvas, layout_grid.marks if len(used) == len(slots) else crop_marks(tuple(used), spec))
     canvas.showPage()

@@ -78,6 +78,16 @@ CODES: dict[str, Code] = {
         "error", "a translation whose {icon}, *bold* or _italic_ markup differs from the source"
     ),
     "undrawable-character": Code("error", "a character the font of the text cannot draw"),
+    "template-error": Code("error", "a layout template that does not compile, or fails on a record"),
+    "bad-colour": Code("error", "a colour that is not #rrggbb"),
+    "unknown-palette": Code("error", "a colour taken from a palette the layout does not define"),
+    "no-layouts": Code("warning", "a project with records and no layout at all"),
+    "missing-glyph": Code("warning", "characters the layout's font cannot draw"),
+    "missing-font-style": Code("warning", "bold or italic text in a font without a bold or italic face"),
+    # project files
+    "config-error": Code("error", "a pnp.toml table or key that is unknown or has a wrong value"),
+    "schema-keyword": Code("error", "an x- keyword in a schema that pnp does not define, or with a wrong value"),
+    "icons-error": Code("error", "an icons.json that does not follow its schema"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }
@@ -129,6 +139,7 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "date-cell",
         "list-cell",
     ),
+    "render": ("text-overflow", "template-error", "bad-colour", "missing-glyph", "missing-font-style"),
 }
 
 
@@ -160,6 +171,8 @@ class Finding:
     at_key: bool = False
     severity: Severity | None = None
     offset: int | None = None  # exact offset when the check knows it (characters; cells: see records.Locator)
+    in_layout: bool = False  # from drawing: `pointer` is into the layout, not the record
+    element: str = ""  # from drawing: the layout element concerned (a stat's label: "NAME label")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,22 +21,27 @@ from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from pnp.fonts import FAMILIES, SANS, Family, register_bundled, register_file
+from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
-from pnp.layout import Layout, template_env
+from pnp.layout import Layout, compile_message, template_env
 from pnp.markup import MARKUP
+from pnp.problems import Finding
 
 Context = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class RenderIssue:
-    """Something a face could not draw faithfully: the build reports it and writes nothing."""
+class DrawFailure(Exception):
+    """A user's layout value that cannot be drawn (a template that fails, a bad colour or font).
 
-    code: str
-    record_id: str
-    element: str
-    message: str
+    Raised only around user-supplied values; `key` is the element key at fault. Anything else
+    raised while drawing is a bug in pnp, and is not blamed on the layout.
+    """
+
+    def __init__(self, code: str, key: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.key = key
+        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,7 @@ class Element:
 
     kind: str
     name: str
+    pointer: str  # in the layout's merged data: /front/elements/3
     spec: dict[str, Any]
     x: float
     y: float
@@ -73,7 +79,8 @@ def _color(value: str) -> Color:
     return HexColor(value)
 
 
-# What a layout template can raise on odd data: reported as layout-error for that record.
+# What a layout template can raise on odd data: reported as template-error. Only template calls
+# (`_run`, `when`, `copies`) are wrapped: a bug in pnp's own drawing is not the template's fault.
 TEMPLATE_FAILURES = (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
 PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 MARKUP_CHARS = frozenset("*_{\n")
@@ -185,9 +192,11 @@ class Renderer:
         self.env.filters["ref"] = _ref_filter(lookup or (lambda _id: None))
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
+        self.findings: list[Finding] = []  # found while preparing: templates that do not compile
         self.icons = {
-            name: Icon(str(spec.get("label", name)), _color(spec.get("color", "#444444")), spec.get("image"))
+            name: Icon(str(spec.get("label", name)), _safe_color(spec.get("color")), spec.get("image"))
             for name, spec in icons.items()
+            if isinstance(spec, dict)
         }
         width_mm, height_mm = layout.size_mm()
         mm = 72 / 25.4
@@ -198,21 +207,22 @@ class Renderer:
         self.shape = layout.data.get("shape", "rect")
         self.corner = float(layout.data.get("corner_radius", 3 if self.shape == "rounded" else 0)) * self.scale
         self.faces = {face: self._prepare(face) for face in ("front", "back")}
-        self.has_back = isinstance(layout.data.get("back"), dict)
-        self._family_cache: dict[str, Family] = {}
+        self.has_back = layout.has_back
+        self._family_cache: dict[str, str] = {}
         self.images: dict[str, ImagePath] = {}
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
         data = self.layout.data.get(face) or {}
         background = data.get("background")
         if isinstance(background, str) and "{{" in background:
-            background = self.env.from_string(background)
+            background = self._compile(background, f"/{face}/background", False)
         elements = []
         s = self.scale
         for i, spec in enumerate(data.get("elements", [])):
             element = Element(
                 spec["type"],
                 spec.get("name", f"{face}[{i}]"),
+                f"/{face}/elements/{i}",
                 spec,
                 float(spec.get("x", 0)) * s,
                 float(spec.get("y", 0)) * s,
@@ -226,13 +236,34 @@ class Renderer:
                     if simple is not None and key in ("text", "value", "src", "label"):
                         element.plain[key] = simple.group(1)
                     else:
-                        element.templates[key] = self.env.from_string(value)
-            if spec["type"] == "stat":
-                element.parts = _stat_parts(element)
-            if isinstance(spec.get("when"), str):
-                element.when = self.env.compile_expression(spec["when"])
-            elements.append(element)
+                        template = self._compile(value, f"{element.pointer}/{key}", False)
+                        if template is None:
+                            break
+                        element.templates[key] = template
+            else:
+                if spec["type"] == "stat":
+                    element.parts = _stat_parts(element)
+                if isinstance(spec.get("when"), str):
+                    element.when = self._compile(spec["when"], f"{element.pointer}/when", True)
+                    if element.when is None:
+                        continue
+                elements.append(element)
         return background, elements
+
+    def _compile(self, source: str, pointer: str, expression: bool) -> Any:
+        """A compiled template, or None (and a finding) when it does not compile (an unknown filter)."""
+        try:
+            return self.env.compile_expression(source) if expression else self.env.from_string(source)
+        except TemplateError as err:
+            self.findings.append(
+                Finding(
+                    "template-error",
+                    compile_message(self.layout.name, err, self.env.filters),
+                    pointer,
+                    in_layout=True,
+                )
+            )
+            return None
 
     # --- values ---------------------------------------------------------------------
 
@@ -243,21 +274,23 @@ class Renderer:
             return "" if value is None or isinstance(value, (dict, list)) and not value else str(value).strip()
         template = element.templates.get(key)
         if template is not None:
-            return template.render(context).strip()
+            return str(_run(template, context, key))
         value = element.spec.get(key, "")
         return str(value)
 
-    def _paint(self, value: Any, context: Context, template: Template | None = None) -> Color | None:
+    def _paint(self, value: Any, context: Context, template: Template | None = None, key: str = "") -> Color | None:
         if template is not None:
-            value = template.render(context).strip()
+            value = _run(template, context, key)
         if value is None or value == "" or value == "none":
             return None
         if isinstance(value, dict):
-            palette = self.palettes.get(value["palette"], {})
-            key = context.get(value["by"])
-            chosen = palette.get(str(key), value.get("default"))
+            palette = self.palettes.get(value["palette"], {})  # an unknown palette: pnp check says so
+            chosen = palette.get(str(context.get(value["by"])), value.get("default"))
             return _color(chosen) if chosen else None
-        return _color(str(value))
+        try:
+            return _color(str(value))
+        except ValueError:
+            raise DrawFailure("bad-colour", key, f"colour {str(value)!r} is not #rrggbb (such as #1e5aa8)") from None
 
     # --- drawing --------------------------------------------------------------------
 
@@ -269,40 +302,47 @@ class Renderer:
         box: Box,
         extra: Context | None = None,
         clip: Box | None = None,
-    ) -> list[RenderIssue]:
-        """Draw `face` of `record` with its trim at `box`, painting only inside `clip` (default: the bleed)."""
+    ) -> list[Finding]:
+        """Draw `face` of `record` with its trim at `box`, painting only inside `clip` (default: the bleed).
+
+        Returns what could not be drawn faithfully: findings in the record (`pointer` relative to
+        the record) or, with `in_layout`, in the layout's merged data.
+        """
         context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
-        issues: list[RenderIssue] = []
+        issues: list[Finding] = []
         background, elements = self.faces[face]
         canvas.saveState()
         self._clip(canvas, box, clip)
-        fill = self._paint(
-            background if not isinstance(background, Template) else None,
-            context,
-            background if isinstance(background, Template) else None,
-        )
+        try:
+            fill = self._paint(
+                background if not isinstance(background, Template) else None,
+                context,
+                background if isinstance(background, Template) else None,
+            )
+        except DrawFailure as failure:
+            issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+            fill = None
         if fill is not None:
             canvas.setFillColor(fill)
             b = self.bleed
             canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
         for element in elements:
             try:
-                if element.when is not None and not element.when(**context):
+                if element.when is not None and not _run(element.when, context, "when", expression=True):
                     continue
                 self._draw_element(canvas, element, context, box, issues, record)
-            except TEMPLATE_FAILURES as err:
-                issues.append(
-                    RenderIssue(
-                        "layout-error",
-                        str(record.get("id")),
-                        element.name,
-                        f"template of element {element.name!r} failed: {type(err).__name__}: {err}",
-                    )
-                )
+            except DrawFailure as failure:
+                where = f"{element.pointer}/{failure.key}" if failure.key else element.pointer
+                issues.append(self._failure(failure, where, f"element {element.name!r}", record))
         canvas.restoreState()
         if self.shape in ("round", "hex"):
             self._cut_guide(canvas, box)
         return issues
+
+    def _failure(self, failure: DrawFailure, pointer: str, what: str, record: dict[str, Any]) -> Finding:
+        """A layout finding; the record is named since a template may fail on some records only."""
+        message = f"layout {self.layout.name!r}, {what}: {failure.message} (first met on record {record.get('id')!r})"
+        return Finding(failure.code, message, pointer, in_layout=True)
 
     def _clip(self, canvas: Canvas, box: Box, clip: Box | None) -> None:
         b = self.bleed
@@ -338,15 +378,15 @@ class Renderer:
         element: Element,
         context: Context,
         box: Box,
-        issues: list[RenderIssue],
+        issues: list[Finding],
         record: dict[str, Any],
     ) -> None:
         HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
 
     def _stroke_fill(self, canvas: Canvas, element: Element, context: Context) -> tuple[int, int]:
         spec = element.spec
-        fill = self._paint(spec.get("fill"), context, element.templates.get("fill"))
-        stroke = self._paint(spec.get("stroke"), context, element.templates.get("stroke"))
+        fill = self._paint(spec.get("fill"), context, element.templates.get("fill"), "fill")
+        stroke = self._paint(spec.get("stroke"), context, element.templates.get("stroke"), "stroke")
         if fill is not None:
             canvas.setFillColor(fill)
         if stroke is not None:
@@ -364,19 +404,36 @@ class Renderer:
         path.close()
         canvas.drawPath(path, stroke=stroke, fill=fill)
 
-    def family(self, font: str | None) -> Family:
+    def family(self, font: str | dict[str, str] | None) -> Family:
+        """The faces of a layout font: sans, condensed, a .ttf of the project, or {"regular": ..., "bold": ...}."""
         if not font:
             return SANS
+        if isinstance(font, dict):
+            faces = {style: self._face(path) for style, path in font.items()}
+            regular = faces.get("regular") or SANS.regular
+            bold, italic = faces.get("bold", regular), faces.get("italic", regular)
+            return Family(regular, bold, italic, faces.get("bold_italic", bold if bold != regular else italic))
         if font in FAMILIES:
             return FAMILIES[font]
+        name = self._face(font)
+        return Family(name, name, name, name)
+
+    def _face(self, font: str) -> str:
+        """The registered name of a project TrueType file (registered once)."""
         cached = self._family_cache.get(font)
         if cached is None:
             path = (self.root / font).resolve()
             if not path.is_relative_to(self.root):
-                raise TemplateError(f"font {font!r} is outside the project")
-            name = register_file(path)
-            cached = Family(name, name, name, name)
-            self._family_cache[font] = cached
+                raise DrawFailure("asset-outside-project", "font", f"font {font!r} is outside the project")
+            if not path.is_file():
+                raise DrawFailure(
+                    "missing-asset", "font", f"font {font!r} does not exist; name a .ttf file of the project, or sans"
+                )
+            try:
+                name = register_file(path)
+            except FontError as err:
+                raise DrawFailure("bad-asset", "font", str(err).replace(str(path), repr(font))) from None
+            cached = self._family_cache[font] = name
         return cached
 
     def set_text(
@@ -386,7 +443,7 @@ class Renderer:
         element: Element,
         frame: tuple[float, float, float, float],
         context: Context,
-        issues: list[RenderIssue],
+        issues: list[Finding],
         record: dict[str, Any],
         size: float | None = None,
         min_size: float | None = None,
@@ -404,6 +461,8 @@ class Renderer:
         else:
             runs = parse_markup(text, self.icons, bool(spec.get("bold")), bool(spec.get("italic")))
             paragraphs = _words(runs, family)
+            self._check_styles(runs, family, element, issues)
+        self._check_glyphs(paragraphs, element, issues, record)
         size = float(size or spec.get("size", 9))
         min_size = float(min_size if min_size is not None else spec.get("min_size", size))
         leading = float(spec.get("leading", 1.18))
@@ -415,19 +474,21 @@ class Renderer:
                 break
             if size - 0.5 < min_size - 1e-9:
                 issues.append(
-                    RenderIssue(
+                    Finding(
                         "text-overflow",
-                        str(record.get("id")),
-                        element.name,
-                        f"text of element {element.name!r} ({_field_of(element)}) does not fit its "
+                        f"record {record.get('id')!r}, layout {self.layout.name!r}: text of element "
+                        f"{element.name!r} ({_field_of(element)}) does not fit its "
                         f"{w / (72 / 25.4):.1f} x {h / (72 / 25.4):.1f} mm box even at {min_size:g} pt; "
                         "shorten the text or enlarge the box / lower min_size",
+                        _record_pointer(element),
+                        element=element.name,
                     )
                 )
                 lines = lines or [[word for para in paragraphs for word in para]]
                 break
             size -= 0.5
-        color = self._paint(spec.get("color", "#111111"), context, element.templates.get("color")) or _color("#111111")
+        color = self._paint(spec.get("color", "#111111"), context, element.templates.get("color"), "color")
+        color = color or _color("#111111")
         if not rotate:
             self._draw_lines(canvas, lines, x, y, w, h, size, leading, spec, color)
             return
@@ -445,6 +506,47 @@ class Renderer:
             x, y = 0.0, 0.0
         self._draw_lines(canvas, lines, x, y, w, h, size, leading, spec, color)
         canvas.restoreState()
+
+    def _check_glyphs(
+        self, paragraphs: list[list[Word]], element: Element, issues: list[Finding], record: dict[str, Any]
+    ) -> None:
+        """A warning naming the characters the element's font has no glyph for (drawn as boxes)."""
+        missing: dict[str, list[str]] = {}
+        for words in paragraphs:
+            for word in words:
+                if word.icon is None:
+                    for char in missing_characters(word.text, word.font):
+                        missing.setdefault(char, []).append(word.font)
+        if missing:
+            chars = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in missing)
+            fonts = ", ".join(sorted({f.removeprefix("pnp-") for fs in missing.values() for f in fs}))
+            issues.append(
+                Finding(
+                    "missing-glyph",
+                    f"record {record.get('id')!r}, layout {self.layout.name!r}: font {fonts} cannot draw {chars} "
+                    f"in element {element.name!r} ({_field_of(element)}); change the text or use a font with them",
+                    _record_pointer(element),
+                )
+            )
+
+    def _check_styles(self, runs: list[Run], family: Family, element: Element, issues: list[Finding]) -> None:
+        """A warning (once per layout) when *bold* or _italic_ text falls back to the regular face."""
+        used = {"bold": any(r.bold for r in runs), "italic": any(r.italic for r in runs)}
+        faces = {"bold": family.bold, "italic": family.italic}
+        missing = [style for style in ("bold", "italic") if used[style] and faces[style] == family.regular]
+        if missing:
+            styles = " or ".join(missing)
+            example = ", ".join(f'"{style}": ...' for style in missing)
+            issues.append(
+                Finding(
+                    "missing-font-style",
+                    f"layout {self.layout.name!r}: font {element.spec.get('font')!r} of element {element.name!r} has "
+                    f"no {styles} face, so {styles} text is drawn in the regular face; give font as "
+                    f'{{"regular": ..., {example}}} or use sans',
+                    f"{element.pointer}/font",
+                    in_layout=True,
+                )
+            )
 
     def _draw_lines(
         self,
@@ -548,15 +650,49 @@ def _ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[...,
     return ref
 
 
-def _field_of(element: Element, key: str = "text") -> str:
-    """Which record field an element's text shows, for messages ('static text' when none)."""
+def _run(template: Any, context: Context, key: str, expression: bool = False) -> Any:
+    """Run a user's template: its failures become a DrawFailure naming the key."""
+    try:
+        return template(**context) if expression else template.render(context).strip()
+    except TEMPLATE_FAILURES as err:
+        raise DrawFailure("template-error", key, f"template failed: {type(err).__name__}: {err}") from None
+
+
+def _safe_color(value: Any) -> Color:
+    """An icon's colour; a wrong one is reported by pnp check (icons.json schema), drawn grey."""
+    try:
+        return _color(str(value)) if isinstance(value, str) else _color("#444444")
+    except ValueError:
+        return _color("#444444")
+
+
+def _record_pointer(element: Element, key: str = "text") -> str:
+    """Where in the record an element's text comes from: the one field it shows, or the record itself."""
+    plain = element.plain.get(key) or element.plain.get("value")
+    if plain:
+        return f"/{plain}"
+    names = _fields_shown(element, key)
+    return f"/{names[0]}" if len(names) == 1 else ""
+
+
+def _fields_shown(element: Element, key: str) -> list[str]:
+    return list(_fields_of_template(str(element.spec.get(key) or element.spec.get("value") or "")))
+
+
+@lru_cache(maxsize=1024)
+def _fields_of_template(source: str) -> tuple[str, ...]:
+    """Record fields a template reads, sorted (for messages and locations only)."""
     from pnp.layout import fields_read
 
-    source = element.spec.get(key) or element.spec.get("value") or ""
     try:
-        names = sorted(fields_read(template_env(), source, False))
+        return tuple(sorted(fields_read(template_env(), source, False)))
     except Exception:  # noqa: BLE001 - only a message
-        names = []
+        return ()
+
+
+def _field_of(element: Element, key: str = "text") -> str:
+    """Which record field an element's text shows, for messages ('static text' when none)."""
+    names = _fields_shown(element, key)
     return f"field {names[0]!r}" if names else "static text"
 
 
@@ -571,7 +707,7 @@ class Drawing:
     canvas: Canvas
     context: Context
     box: Box
-    issues: list[RenderIssue]
+    issues: list[Finding]
     record: dict[str, Any]
 
 
@@ -678,6 +814,7 @@ def _stat_parts(element: Element) -> tuple[Element, Element]:
     label = Element(
         element.kind,
         element.name + " label",
+        element.pointer,
         {**element.spec, "wrap": False, "align": "center", "valign": "middle", "rotate": 0, "bold": False},
         0,
         0,
@@ -688,6 +825,7 @@ def _stat_parts(element: Element) -> tuple[Element, Element]:
     value = Element(
         element.kind,
         element.name,
+        element.pointer,
         {**element.spec, "align": "center", "valign": "middle", "wrap": False, "bold": True},
         0,
         0,
@@ -710,20 +848,24 @@ def draw_image(d: Drawing, element: Element) -> None:
         _place_image(canvas, element, r._frame(element, box), image)
         return
     path = (r.root / source).resolve()
-    if not path.is_relative_to(r.root):
-        issues.append(
-            RenderIssue(
-                "asset-outside-project", str(record.get("id")), element.name, f"image {source!r} is outside the project"
-            )
-        )
+    problem = "is outside the project" if not path.is_relative_to(r.root) else None
+    if problem is None and not path.is_file():
+        problem = "does not exist"
+    if problem is not None:
+        code = "missing-asset" if problem == "does not exist" else "asset-outside-project"
+        if "src" in element.templates or "src" in element.plain:  # the record names the file
+            message = f"record {record.get('id')!r}, layout {r.layout.name!r}: image {source!r} {problem}"
+            issues.append(Finding(code, message, _record_pointer(element, "src")))
+        else:  # the layout names it: once, at the layout line
+            message = f"layout {r.layout.name!r}: image {source!r} of element {element.name!r} {problem}"
+            issues.append(Finding(code, message, f"{element.pointer}/src", in_layout=True))
         return
-    if not path.is_file():
-        issues.append(
-            RenderIssue("missing-asset", str(record.get("id")), element.name, f"image {source!r} does not exist")
-        )
-        return
-    image = r.images[source] = ImagePath(path, r.root)
-    _place_image(canvas, element, r._frame(element, box), image)
+    image = ImagePath(path, r.root)
+    try:
+        _place_image(canvas, element, r._frame(element, box), image)
+    except (OSError, ValueError) as err:  # the file is not an image reportlab can read
+        raise DrawFailure("bad-asset", "src", f"image {source!r} cannot be read: {err}") from None
+    r.images[source] = image
 
 
 def _place_image(canvas: Canvas, element: Element, frame: tuple[float, float, float, float], image: ImagePath) -> None:

@@ -102,7 +102,7 @@ def report_sarif(result: CheckResult, out: IO[str]) -> None:
                 {
                     "physicalLocation": {
                         "artifactLocation": {"uri": p.file.replace("\\", "/")},
-                        "region": {"startLine": p.line, "startColumn": p.column},
+                        "region": {"startLine": max(1, p.line), "startColumn": max(1, p.column)},  # SARIF: >= 1
                     },
                     **({"logicalLocations": [{"name": p.cell}]} if p.cell else {}),
                 }

@@ -203,7 +203,7 @@ class SchemaSet(SchemaDocs):
         found = self._validators.get(kind)
         if found is None:
             uri = self.kind_uri[kind]
-            found = jsonschema_rs.validator_for(self.docs[uri], registry=self.registry)
+            found = self._compile(kind, self.docs[uri])
             self._validators[kind] = found
         return found
 
@@ -216,9 +216,20 @@ class SchemaSet(SchemaDocs):
                 "type": "array",
                 "items": {"$ref": self.kind_uri[kind]},
             }
-            found = jsonschema_rs.validator_for(wrapper, registry=self.registry)
+            found = self._compile(kind, wrapper)
             self._array_validators[kind] = found
         return found
+
+    def _compile(self, kind: str, schema: dict[str, Any]) -> Any:
+        """A validator; a schema that cannot be compiled (a $ref to nothing) is a configuration error."""
+        try:
+            return jsonschema_rs.validator_for(schema, registry=self.registry)
+        except jsonschema_rs.ValidationError as err:
+            path = self.kind_file[kind]
+            raise ConfigError(
+                f"{path}: the schema of {kind} cannot be used: {err.message}; check its $ref values "
+                "(and those of the schemas it refers to)"
+            ) from None
 
     def unknown_kind_message(self, kind: object) -> str:
         known = self.kinds

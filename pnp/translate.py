@@ -576,13 +576,13 @@ def overflow_findings(
             issues = write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind)
         except ImpositionError:
             continue  # reported by pnp build
-        for sheet_issue in issues:
-            issue = sheet_issue.issue
+        for face, issue in issues:
             if issue.code != "text-overflow":
                 continue
-            entry = _entry_shown(layouts.by_kind[kind], layouts, catalog, issue.record_id, issue.element)
+            record_id = str(face.record.get("id"))
+            entry = _entry_shown(layouts.by_kind[kind], layouts, catalog, record_id, issue.element)
             if entry is not None and (entry.offset, issue.element) not in found:
-                message = f"{catalog.lang}: record {issue.record_id!r}: {issue.message}"
+                message = f"{catalog.lang}: {issue.message}"
                 found[(entry.offset, issue.element)] = (
                     catalog.file,
                     Finding("text-overflow", message, offset=entry.offset),

@@ -6,7 +6,8 @@ A case folder holds input files laid out as in a project (`cards/`, and optional
 or, for the non-JSON formats, "stdout" instead of "problems". The case is copied over a fresh
 project: "base": "fixture" is tests/fixture/ (its own pnp.toml and small stable test schemas);
 "base": "repo" (the default, only for tests/content/cases/) is this repository's bundled content.
-"generate" lists files made at run time (too big to commit): {"cards/big.json": {"bytes": N}}.
+"generate" lists files made at run time (too big to commit): {"cards/big.json": {"bytes": N}},
+or copied from this repository: {"fonts/Plain.ttf": {"copy": "pnp/fonts/DejaVuSans.ttf"}}.
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def generate(target: Path, spec: dict[str, Any]) -> None:
     for relative, how in spec.get("generate", {}).items():
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)
+        if "copy" in how:
+            shutil.copy(ROOT / how["copy"], path)
+            continue
         with path.open("wb") as handle:
             handle.write(b'[{"kind": "test.spell", "id": "x", "pad": "')
             handle.write(b"x" * int(how["bytes"]))

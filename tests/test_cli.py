@@ -59,7 +59,9 @@ def test_project_is_found_from_a_subfolder(game: Path) -> None:
 def test_bad_project_file_is_a_configuration_error(tmp_path: Path) -> None:
     (tmp_path / "pnp.toml").write_text("[project]\nrecords = 'cards'\ncolour = 1\n")
     done = pnp("check", cwd=tmp_path)
-    assert done.returncode == 2 and "unknown setting 'colour'" in done.stderr
+    assert (
+        done.returncode == 2 and "pnp.toml:3:1: error[config-error]: unknown key 'colour' in [project]" in done.stdout
+    )
 
 
 def test_unknown_code_in_ignore_is_a_usage_error(game: Path) -> None:

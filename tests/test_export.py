@@ -183,24 +183,23 @@ def test_parse_length() -> None:
     assert parse_length("9pt") == 9.0
 
 
-def test_safe_zone_warnings_name_record_and_element(project: Path) -> None:
+def test_safe_zone_warnings_name_the_layout_element_once(project: Path) -> None:
     done = ok(project, "export", "printshop")
-    warnings = re.findall(
-        r"^(\S+): warning\[outside-safe-zone\]: record '([^']+)': (\w+) element '([^']+)'", done.stdout, re.M
-    )
-    found = {(rid, side, name) for _, rid, side, name in warnings}
-    for rid in CARD_IDS:
-        # cost box starts 2 mm from the top, the rotated edge label 0.5 mm from the left, the hex ends 2 mm from the bottom
-        assert {(rid, "front", "cost"), (rid, "front", "edge"), (rid, "front", "hex")} <= found
-    for _, rid, _, name in warnings:
-        assert name not in ("band", "title", "rules", "art", "back-id"), (rid, name)  # bleed rect, or inside the zone
-    assert ("spell-1", "front", "ring") in found  # 1 mm from the cut with a 2 mm safe zone
-    locations = {rid: where for where, rid, _, _ in warnings}
-    assert locations["card-00"] == "cards/cards.json:2:3" and locations["spell-2"] == "cards/spells.json:12:3"
-    assert len(warnings) == len(set(warnings))  # copies of card-03 are reported once
+    warnings = re.findall(r"^(\S+): warning\[outside-safe-zone\]: (\w+) element '([^']+)'", done.stdout, re.M)
+    # cost box starts 2 mm from the top, the rotated edge label 0.5 mm from the left, the hex ends 2 mm from the
+    # bottom; the ring is 1 mm from the cut with a 2 mm safe zone. Where an element sits is the layout's, so each
+    # is reported once, at the layout line that places it, not once per card or copy.
+    assert sorted(warnings) == [
+        ("layouts/test-card.json:10:7", "front", "hex"),
+        ("layouts/test-card.json:6:7", "front", "cost"),
+        ("layouts/test-card.json:9:7", "front", "edge"),
+        ("layouts/test-spell.json:11:7", "front", "ring"),
+    ]
+    card_layout = (project / "layouts" / "test-card.json").read_text().splitlines()
+    assert '"name": "cost"' in card_layout[5] and '"name": "edge"' in card_layout[8]
     # the line docs/export.md quotes is real output
     doc = (ROOT / "docs" / "export.md").read_text()
-    quoted = [line for line in doc.splitlines() if line.startswith("cards/")]
+    quoted = [line for line in doc.splitlines() if line.startswith("layouts/")]
     assert quoted and all(line in done.stdout.splitlines() for line in quoted)
 
 
@@ -214,8 +213,12 @@ def test_safe_zone_respects_when_and_bleed(project: Path) -> None:
     spec["front"]["elements"][1]["x"] = 1  # art: from 1 mm, inside the zone only when it is not drawn
     layout.write_text(json.dumps(spec))
     done = ok(project, "export", "printshop", "test.card")
-    assert "record 'card-00': front element 'art'" not in done.stdout
-    assert "record 'card-01': front element 'art' (image) comes within 1.0 mm of the left edge" in done.stdout
+    assert "front element 'art' (image) comes within 1.0 mm of the left edge" in done.stdout  # card-01 draws it
+    for record in data:
+        record.pop("image", None)
+    records.write_text(json.dumps(data, indent=2))
+    done = ok(project, "export", "printshop", "test.card")
+    assert "element 'art'" not in done.stdout  # no record draws it
 
 
 # --- PNG -------------------------------------------------------------------------------------
@@ -471,7 +474,8 @@ def test_copies_that_cannot_be_counted_stop_the_kind(project: Path) -> None:
     spec["copies"] = "{{ name }}"
     layout.write_text(json.dumps(spec))
     done = pnp(project, "export", "png")
-    assert done.returncode == 1 and "cannot count copies" in done.stdout and "cards/cards.json:2:3" in done.stdout
+    assert done.returncode == 1 and "copies must give a whole number" in done.stdout
+    assert done.stdout.count("error[template-error]") == 1 and "layouts/test-card.json:1:" in done.stdout  # once
     assert not (project / "output" / "test" / "png" / "test.card").exists()
     assert (project / "output" / "test" / "png" / "test.spell" / "spell-1-front.png").is_file()
 

@@ -23,13 +23,15 @@ SOURCE = {"seed": SEED, "section": "Test"}
 
 
 def pnp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real CLI; `check` leaves out the no-layouts warning these data-only projects all get."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if args[:1] == ("check",):
+        args = ("check", "--ignore", "no-layouts", *args[1:])
     return subprocess.run([sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 def project(tmp: Path, sources: str = "") -> Path:
     shutil.copytree(ROOT / "tests" / "fixture" / "schemas", tmp / "schemas")
-    shutil.copy(ROOT / "schemas" / "common.schema.json", tmp / "schemas")
     (tmp / "cards").mkdir()
     (tmp / "pnp.toml").write_text(f'[project]\nname = "t"\n{sources}', encoding="utf-8")
     return tmp
@@ -218,7 +220,7 @@ def test_bad_sources_table_is_a_configuration_error(tmp_path: Path, sources: str
     root = project(tmp_path, sources)
     (root / "cards" / "x.csv").write_text("id\n", encoding="utf-8")
     done = pnp("check", cwd=root)
-    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and message in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
 def test_export_csv_then_read_back(tmp_path: Path) -> None:

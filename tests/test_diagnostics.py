@@ -1,0 +1,218 @@
+"""One diagnostic pipeline: `pnp check` finds what `pnp build` finds, at the same places.
+
+Also: combined PDFs stay duplex-correct after a kind without backs, an asset field declared in
+the schema drives rebuilds, a repeated check reuses its render cache, and SARIF output
+validates against the SARIF 2.1.0 schema with a real location for every result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from casekit import CASES, ROOT, generate, load_expected, make_project
+from pypdf import PdfReader
+
+from pnp.build import BuildOptions, run_build
+from pnp.check import CheckOptions, check_project
+from pnp.config import ConfigError, load_project
+
+BUILD_PROJECT = ROOT / "tests" / "build_project"
+# The OASIS SARIF 2.1.0 schema (errata01), vendored from github.com/oasis-tcs/sarif-spec,
+# sarif-2.1/schema/sarif-schema-2.1.0.json: the tests validate offline.
+SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"
+# Every case folder but the schema tests of the bundled content (schema-*: repo-based, run with
+# --no-render; building the bundled games takes ~5 s a case, beyond the suite's budget).
+CASE_NAMES = sorted(
+    p.name for p in CASES.iterdir() if (p / "expected.json").exists() and not p.name.startswith("schema-")
+)
+
+
+def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def case_project(name: str, tmp_path: Path) -> Path:
+    folder = CASES / name
+    spec = load_expected(folder)
+    target = tmp_path / "project"
+    target.mkdir()
+    make_project(folder, target, spec.get("base", "repo"))
+    generate(target, spec)
+    return target
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_check_and_build_report_the_same_problems(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same codes at the same places, in process (the CLI of both is tested elsewhere)."""
+    target = case_project(name, tmp_path)
+    monkeypatch.chdir(target)
+    try:
+        project = load_project(explicit=target)
+    except ConfigError as err:  # both commands stop here, at a located pnp.toml line
+        assert load_expected(CASES / name)["exit"] == 2
+        assert err.problems and all(p.line >= 1 and p.file == "pnp.toml" for p in err.problems)
+        return
+    _, checked = check_project(project, CheckOptions(jobs=1))
+    built_problems = []
+    for lang in ("", *project.languages[1:]):  # check covers every translation: so do the builds together
+        options = BuildOptions(paper=project.paper, duplex="long", lang=lang)  # type: ignore[arg-type]
+        built_problems += run_build(project, options).problems
+    assert {(p.file, p.line, p.column, p.code) for p in built_problems} == {
+        (p.file, p.line, p.column, p.code) for p in checked.problems
+    }
+    for problem in checked.problems:
+        assert problem.file and problem.line >= 1 and not problem.file.startswith("output"), problem
+
+
+def test_every_example_of_the_issue_is_located_in_the_file_to_edit() -> None:
+    """The examples of issue 12, each a case folder: one problem, in the file the user must edit."""
+    where = {
+        "render-missing-font": ("layouts/test-card.json", "missing-asset", "/front/elements/0/font"),
+        "template-unknown-filter": ("layouts/test-card.json", "template-error", "/front/elements/0/text"),
+        "template-copies": ("layouts/test-card.json", "template-error", "/copies"),
+        "layout-missing-image": ("layouts/test-card.json", "missing-asset", "/front/elements/1/src"),
+        "unknown-palette": ("layouts/test-card.json", "unknown-palette", "/front/elements/0/fill/palette"),
+        "bad-colour": ("layouts/test-card.json", "bad-colour", "/front/elements/0/color"),
+        "icons-bad-colour": ("layouts/icons.json", "icons-error", "/icons/fire/color"),
+        "icons-colour-key": ("layouts/icons.json", "icons-error", "/icons/fire/colour"),
+        "config-paper": ("pnp.toml", "config-error", ""),
+        "config-unknown-key": ("pnp.toml", "config-error", ""),
+        "config-games-key": ("pnp.toml", "config-error", ""),
+        "schema-keyword": ("schemas/test.card.schema.json", "schema-keyword", "/properties/ally/x-rfe"),
+        "missing-glyph": ("cards/cards.json", "missing-glyph", "/1/name"),
+        "missing-font-style": ("layouts/test-card.json", "missing-font-style", "/front/elements/0/font"),
+    }
+    for name, (file, code, pointer) in where.items():
+        problems = [p for p in load_expected(CASES / name)["problems"] if p["code"] != "no-layouts"]
+        assert [(p["file"], p["code"], p["pointer"]) for p in problems] == [(file, code, pointer)], name
+        assert problems[0]["line"] >= 1
+
+
+@pytest.mark.parametrize(
+    ("toml", "where", "says"),
+    [
+        ('[project]\nmax-file-mb = "big"\n', (2, 1), '[project] max-file-mb = "big": must be a positive number'),
+        ('[project]\nname = "x"\n\n[build]\nduplex = "both"\n', (5, 1), "duplex must be long, short or none"),
+        ("[project]\nrecords = 3\n", (2, 1), "must be a string"),
+        ('[projet]\nname = "x"\n', (1, 1), "unknown table [projet] (did you mean 'project'?)"),
+        ('[build]\n  "papr" = "a4"  # a typo\n', (2, 3), "unknown key 'papr' in [build] (did you mean 'paper'?)"),
+        ("[games.x]\ntitle = 1\n", (2, 1), "[games.x] title = 1: must be a string"),
+        ('[build]\npaper = "0x0mm"\n', (2, 1), "paper width and height must be over 0"),
+    ],
+)
+def test_every_pnp_toml_mistake_is_located(
+    toml: str, where: tuple[int, int], says: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pnp.toml").write_text(toml)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        load_project(explicit=tmp_path)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line, problem.column, problem.code) == ("pnp.toml", *where, "config-error")
+    assert says in problem.message
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    target = tmp_path / "project"
+    shutil.copytree(BUILD_PROJECT, target, ignore=shutil.ignore_patterns("output"))
+    return target
+
+
+def rename_kind(project: Path, old: str, new: str) -> None:
+    for path in [*project.glob("*/*.json")]:
+        path.write_text(path.read_text().replace(old, new))
+    (project / "schemas" / f"{old}.schema.json").rename(project / "schemas" / f"{new}.schema.json")
+
+
+def test_combined_pdf_stays_duplex_correct_after_a_kind_without_backs(project: Path) -> None:
+    """A kind whose layout has "back": null, sorted first: each of its sheets gets a blank back, so
+    every later kind's fronts stay on odd pages and its backs on the even page after them."""
+    rename_kind(project, "test.spell", "test.aspell")  # "back": null, now before test.card
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    tokens = PdfReader(project / "output" / "test" / "test.aspell.pdf")
+    cards = PdfReader(project / "output" / "test" / "test.card.pdf")
+    combined = PdfReader(project / "output" / "test.pdf")
+    assert len(tokens.pages) == 1 and len(cards.pages) % 2 == 0  # fronts only; fronts and backs
+    texts = [page.extract_text() for page in combined.pages]
+    assert texts[0] == tokens.pages[0].extract_text() and "Spell 1" in texts[0]
+    assert "/Contents" not in combined.pages[1] and texts[1] == ""  # the token sheet's blank back
+    assert texts[2:] == [page.extract_text() for page in cards.pages]  # card fronts on page 3, 5, ...
+    assert len(combined.pages) == 2 * len(tokens.pages) + len(cards.pages)
+    fronts = [i + 1 for i, text in enumerate(texts) if "Card 00" in text or "Spell 1" in text]
+    assert all(page % 2 == 1 for page in fronts)
+
+
+def test_an_asset_field_declared_in_the_schema_drives_the_rebuild(project: Path) -> None:
+    """A field named `picture` (no name pnp knows) declared x-asset: replacing its PNG rebuilds."""
+    for path in (project / "cards" / "cards.json", project / "schemas" / "test.card.schema.json"):
+        path.write_text(path.read_text().replace('"image":', '"picture":'))  # a property, not common's $defs
+    layout = json.loads((project / "layouts" / "test-card.json").read_text())
+    art = next(e for e in layout["front"]["elements"] if e["name"] == "art")
+    art["when"], art["src"] = "picture is defined", "{{ picture }}"
+    (project / "layouts" / "test-card.json").write_text(json.dumps(layout))
+    assert pnp(project, "build").returncode == 0
+    cards = project / "output" / "test" / "test.card.pdf"
+    before = cards.read_bytes()
+    again = pnp(project, "build")
+    assert "0 written" in again.stderr
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), (10, 200, 30)).save(project / "art" / "sun.png")
+    rebuilt = pnp(project, "build")
+    assert rebuilt.returncode == 0 and "wrote output/test/test.card.pdf" in rebuilt.stderr
+    assert "test.spell.pdf" not in rebuilt.stderr and cards.read_bytes() != before
+
+
+def test_check_renders_by_default_and_reuses_its_cache(project: Path) -> None:
+    cards = json.loads((project / "cards" / "cards.json").read_text())
+    cards[1]["text"] = "far too long for the rules box " * 40
+    (project / "cards" / "cards.json").write_text(json.dumps(cards, indent=2))
+    first = pnp(project, "check")
+    assert first.returncode == 1 and "error[text-overflow]" in first.stdout
+    cache = project / "output" / ".pnp-cache" / "test.card.json"
+    stored = json.loads(cache.read_text())
+    assert [f["finding"]["code"] for f in stored["findings"]] == ["text-overflow"]
+    stored["findings"][0]["finding"]["message"] = "from the cache"  # proves the second check reads it
+    cache.write_text(json.dumps(stored))
+    second = pnp(project, "check")
+    assert "from the cache" in second.stdout
+    assert pnp(project, "check", "--render").stdout == second.stdout  # --render: accepted, the default
+    assert pnp(project, "check", "--no-render").returncode == 0  # nothing drawn
+    stored["findings"][0]["finding"]["code"] = "no-such-code"  # a cache pnp could not have written
+    cache.write_text(json.dumps(stored))
+    assert pnp(project, "check").stdout == first.stdout  # drawn again, not trusted, no crash
+    cards[1]["text"] = "short"  # the records changed: drawn again
+    (project / "cards" / "cards.json").write_text(json.dumps(cards, indent=2))
+    assert pnp(project, "check", "--render").returncode == 0
+
+
+SARIF_CASES = ["template-copies", "layout-missing-image", "schema-keyword", "missing-glyph", "config-unknown-key"]
+
+
+@pytest.mark.parametrize("name", SARIF_CASES)
+def test_sarif_validates_and_every_result_has_a_real_location(name: str, tmp_path: Path) -> None:
+    target = case_project(name, tmp_path)
+    done = pnp(target, "check", "--format", "sarif")
+    assert done.returncode == load_expected(CASES / name)["exit"], done.stderr
+    sarif = json.loads(done.stdout)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    results = sarif["runs"][0]["results"]
+    assert results
+    for result in results:
+        location = result["locations"][0]["physicalLocation"]
+        assert location["artifactLocation"]["uri"] and not location["artifactLocation"]["uri"].startswith("output")
+        assert (target / location["artifactLocation"]["uri"]).is_file()
+        assert location["region"]["startLine"] >= 1 and location["region"]["startColumn"] >= 1
