@@ -244,6 +244,17 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     yield from xrefs.check_counts(index)
     if any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*")):
         yield from _layout_findings(loaded)
+    yield from _sheet_findings(loaded)
+
+
+def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
+    """Sheet file checks (pnp/sheets/spec.py), and kinds that fall back to a generic sheet."""
+    from pnp.sheets.spec import SheetSet, check_sheets
+
+    project, schemas = loaded.project, loaded.schemas
+    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    uncovered = {k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)}
+    yield from check_sheets(sheets, set(schemas.kind_uri), schemas.properties, uncovered)
 
 
 def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:

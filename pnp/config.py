@@ -39,6 +39,7 @@ class Project:
     games: dict[str, Game]
     paper: str = "a4"
     duplex: str = "long"
+    sheets: Path | None = None  # sheet files (docs/sheets.md); None: <root>/sheets
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -84,7 +85,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     section = table.get("project", {})
     if not isinstance(section, dict):
         raise ConfigError(f"{path}: [project] must be a table")
-    known = {"name", "records", "schemas", "layouts", "output", "max-file-mb"}
+    known = {"name", "records", "schemas", "layouts", "sheets", "output", "max-file-mb"}
     unknown = sorted(set(section) - known)
     if unknown:
         raise ConfigError(f"{path}: unknown setting {unknown[0]!r} in [project]; known: {', '.join(sorted(known))}")
@@ -128,4 +129,5 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         games=games,
         paper=paper,
         duplex=duplex,
+        sheets=folder("sheets", "sheets"),
     )

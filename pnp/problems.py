@@ -60,6 +60,12 @@ CODES: dict[str, Code] = {
     "layout-unknown-kind": Code("error", "a layout for a kind with no schema"),
     "missing-layout": Code("warning", "a kind with records and no layout"),
     "text-overflow": Code("error", "text that does not fit its box even at the minimum size"),
+    # sheets
+    "sheet-error": Code("error", "a sheet file that is not valid, or a sheet template that fails"),
+    "unknown-sheet-field": Code("error", "a sheet template reads a field the kind does not have"),
+    "sheet-cycle": Code("error", "sheets that include each other in a cycle"),
+    "sheet-unknown-kind": Code("error", "a sheet for a kind with no schema"),
+    "generic-sheet": Code("warning", "a kind printed on sheets that no sheet file lists (a generic sheet is made)"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }
