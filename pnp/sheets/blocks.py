@@ -86,10 +86,14 @@ class Drawer:
         def label(context: JinjaContext, value: Any, field_name: str) -> Any:
             if isinstance(value, list):
                 return [label(context, v, field_name) for v in value]
-            record = context.get("record")
-            kind = str(record.get("kind", "")) if isinstance(record, dict) else ""
-            sheet = context.get("__sheet__", "")
-            found = labels(f"{sheet}\n{kind}", field_name).get(str(value))
+            sheet = str(context.get("__sheet__", ""))
+            own = self.sheets.sheets.get(sheet)
+            kinds = [r.get("kind") for r in (context.get("__item__"), context.get("record")) if isinstance(r, dict)]
+            found = None
+            for kind in [*kinds, *(own.kinds if own else ())]:
+                found = labels(f"{sheet}\n{kind}", field_name).get(str(value))
+                if found is not None:
+                    break
             return found if found is not None else humanize(value)
 
         return label
