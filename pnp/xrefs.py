@@ -320,7 +320,7 @@ def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: fro
 
 
 def kinds_phrase(kinds: tuple[str, ...]) -> str:
-    """'homm3.spell', 'homm3.spell or homm3.ability', or 'one of 13 kinds (homm3.unit, ...)'."""
+    """'game.spell', 'game.spell or game.ability', or 'one of 13 kinds (game.unit, ...)'."""
     if len(kinds) <= 3:
         return " or ".join(kinds)
     return f"one of {len(kinds)} kinds ({', '.join(kinds[:3])}, ...)"

@@ -486,13 +486,22 @@ def fields(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope
     if not isinstance(record, dict):
         return []
     skip = set(block.get("skip", ["kind"]))
+    only = block.get("only")
     refs = d.refs(record)
     kind = str(record.get("kind", ""))
+    base = d.text(sheet, pointer + "/at", block["at"], scope) if "at" in block else ""
+    node: Any = record
+    for part in (p for p in base.split("/") if p):
+        node = node[int(part)] if isinstance(node, list) and part.isdigit() and int(part) < len(node) else (
+            node.get(part) if isinstance(node, dict) else None
+        )  # fmt: skip
+    if not isinstance(node, dict):
+        return []
     rows: list[list[Any]] = []
-    for key, value in record.items():
-        if key in skip:
+    for key, value in node.items():
+        if key in skip or (only is not None and key not in only):
             continue
-        shown = _plain(d, value, f"/{key}", refs, kind, key)
+        shown = _plain(d, value, f"{base}/{key}", refs, kind, key)
         if shown:
             where = Where(pointer, str(record.get("id", "")))
             cell = d.paragraph(shown, d.styles.cell, where)
