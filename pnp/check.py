@@ -253,7 +253,9 @@ def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding
 
     project, schemas = loaded.project, loaded.schemas
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
-    uncovered = {k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)}
+    uncovered = {
+        k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)
+    }
     yield from check_sheets(sheets, set(schemas.kind_uri), schemas.properties, uncovered)
 
 

@@ -148,7 +148,9 @@ def test_check_locates_sheet_problems(tmp_path: Path) -> None:
     out = done.stdout
     assert done.returncode == 1, out
     assert re.search(r"sheets/loop-a\.yaml:6:12: error\[sheet-cycle\]: .*loop-a -> loop-b -> loop-a", out), out
-    assert re.search(r"sheets/kind\.yaml:2:7: error\[sheet-unknown-kind\]: .*'toy\.unitt'.*did you mean 'toy\.unit'", out)
+    assert re.search(
+        r"sheets/kind\.yaml:2:7: error\[sheet-unknown-kind\]: .*'toy\.unitt'.*did you mean 'toy\.unit'", out
+    )
     assert re.search(r"sheets/bad\.yaml:6:5: error\[sheet-error\]: heading block: .*'txt'", out), out
     assert re.search(r"sheets/field\.yaml:6:11: error\[unknown-sheet-field\]: .*'nmae'.*did you mean 'name'", out), out
     assert re.search(r"cards/notes\.json:3:11: warning\[generic-sheet\]: kind 'toy\.note'", out), out

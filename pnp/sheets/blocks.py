@@ -138,7 +138,9 @@ class Drawer:
             for run in parse_markup(line, self.icons):
                 if run.icon is not None:
                     color = run.icon.color.hexval().replace("0x", "#")
-                    out.append(f'<font backColor="{color}" color="#ffffff"><b>\u00a0{escape(run.icon.label)}\u00a0</b></font>')
+                    out.append(
+                        f'<font backColor="{color}" color="#ffffff"><b>\u00a0{escape(run.icon.label)}\u00a0</b></font>'
+                    )
                     continue
                 piece = escape(run.text)
                 if run.bold:
@@ -154,7 +156,9 @@ class Drawer:
         return para
 
     # blocks ------------------------------------------------------------------------------
-    def blocks(self, sheet: SheetFile, blocks: list[Block], pointer: str, scope: Scope, depth: int = 0) -> list[Flowable]:
+    def blocks(
+        self, sheet: SheetFile, blocks: list[Block], pointer: str, scope: Scope, depth: int = 0
+    ) -> list[Flowable]:
         out: list[Flowable] = []
         if depth > MAX_DEPTH:
             self.fail(sheet, pointer, scope, f"blocks nest deeper than {MAX_DEPTH} (includes or repeats); flatten them")
@@ -515,8 +519,8 @@ def _plain(d: Drawer, value: Any, pointer: str, refs: set[str], kind: str, name:
         target = d.lookup(value)
         return str(target.get("name", value)) if target else value
     if isinstance(value, dict):
-        parts = [(k, _plain(d, v, f"{pointer}/{k}", refs, kind, k)) for k, v in value.items()]
-        return "; ".join(f"{humanize(k)}: {v}" for k, v in parts if v)
+        pairs = [(k, _plain(d, v, f"{pointer}/{k}", refs, kind, k)) for k, v in value.items()]
+        return "; ".join(f"{humanize(k)}: {v}" for k, v in pairs if v)
     if isinstance(value, list):
         parts = [_plain(d, v, f"{pointer}/{i}", refs, kind, name) for i, v in enumerate(value)]
         joiner = "\n" if any(isinstance(v, (dict, list)) for v in value) else ", "

@@ -108,7 +108,7 @@ class Planner:
         for key in reversed(keys):
             name, descending = key.lstrip("-"), key.startswith("-")
             present = [r for r in found if r.get(name) is not None]
-            present.sort(key=lambda r, name=name: _sort_key(r.get(name)), reverse=descending)
+            present.sort(key=_field_key(name), reverse=descending)
             found = present + [r for r in found if r.get(name) is None]
         return found
 
@@ -162,6 +162,10 @@ class _SafeNames(dict[str, str]):
         return "{" + key + "}"
 
 
+def _field_key(name: str) -> Callable[[dict[str, Any]], tuple[int, Any]]:
+    return lambda record: _sort_key(record.get(name))
+
+
 def _sort_key(value: Any) -> tuple[int, Any]:
     if isinstance(value, bool):
         return (0, int(value))
@@ -200,7 +204,7 @@ def _dependencies(lookup: Callable[[str], dict[str, Any] | None], records: list[
 
 
 def _icons(loaded: LoadedProject) -> tuple[dict[str, Icon], list[Path]]:
-    from pnp.build import load_icon_specs
+    from pnp.check import load_icon_specs
 
     path = loaded.project.layouts / "icons.json"
     specs = load_icon_specs(loaded.project)
@@ -212,7 +216,9 @@ def _icons(loaded: LoadedProject) -> tuple[dict[str, Icon], list[Path]]:
     return icons, [path] if path.is_file() else []
 
 
-def make_drawer(loaded: LoadedProject, sheets: SheetSet, pagesize: tuple[float, float], hook: CardHook | None) -> Drawer:
+def make_drawer(
+    loaded: LoadedProject, sheets: SheetSet, pagesize: tuple[float, float], hook: CardHook | None
+) -> Drawer:
     index = loaded.index
     schemas = loaded.schemas
 

@@ -21,7 +21,6 @@ import jsonschema_rs
 from jinja2 import TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-
 from pnp.layout import fields_read, template_env
 from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
@@ -35,7 +34,9 @@ MAX_INCLUDE_DEPTH = 8
 SHEET_NAMES = frozenset({"record", "records", "items", "game", "title", "group", "loop", "index", "records_of"})
 # Keys holding Jinja expressions (the rest of the string keys are templates).
 EXPRESSION_KEYS = frozenset({"when", "rows", "over", "group", "record", "where"})
-TEMPLATE_KEYS = frozenset({"text", "label", "value", "title", "subtitle", "header", "footer", "src", "group_heading", "at"})
+TEMPLATE_KEYS = frozenset(
+    {"text", "label", "value", "title", "subtitle", "header", "footer", "src", "group_heading", "at"}
+)
 NESTED = ("blocks", "beside")
 
 
@@ -210,7 +211,7 @@ def _block_templates(pointer: str, block: dict[str, Any]) -> Iterator[tuple[str,
                         yield f"{pointer}/items/{i}", item, False
         elif key in ("rows", "columns") and isinstance(value, list):
             for i, row in enumerate(value):
-                for sub, text in (row.items() if isinstance(row, dict) else ()):
+                for sub, text in row.items() if isinstance(row, dict) else ():
                     if isinstance(text, str) and sub in ("label", "value", "header", "when"):
                         yield f"{pointer}/{key}/{i}/{sub}", text, sub == "when"
 
@@ -244,7 +245,10 @@ def check_sheets(
                 close = difflib.get_close_matches(str(block.get("sheet")), list(sheets.sheets), n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 message = f"includes sheet {block.get('sheet')!r}, which is no sheet file; {hint}sheets: "
-                yield sheet.source, Finding("sheet-error", message + ", ".join(sorted(sheets.sheets)), pointer + "/sheet")
+                yield (
+                    sheet.source,
+                    Finding("sheet-error", message + ", ".join(sorted(sheets.sheets)), pointer + "/sheet"),
+                )
         if sheet.data.get("document") == "collection" or not set(sheet.kinds) <= kinds:
             continue
         allowed = set(properties_of(sheet.kinds[0]))
@@ -256,7 +260,7 @@ def check_sheets(
         if kind in covered:
             continue
         message = (
-            f"kind {kind!r} is printed on sheets (\"x-card\": false) but no sheet file lists it, so pnp build "
+            f'kind {kind!r} is printed on sheets ("x-card": false) but no sheet file lists it, so pnp build '
             "prints it on a generic reference sheet; add a sheet file (docs/sheets.md)"
         )
         yield record_file, Finding("generic-sheet", message, record_file.pointer(0) + "/kind")
