@@ -48,6 +48,8 @@ def make_project(folder: Path, target: Path, base: str) -> None:
     shutil.copytree(source / "schemas", target / "schemas")
     shutil.copy(ROOT / "schemas" / "common.schema.json", target / "schemas" / "common.schema.json")
     shutil.copytree(source / "layouts", target / "layouts")
+    if (source / "sheets").is_dir():  # the base's sheet files (a case may add its own)
+        shutil.copytree(source / "sheets", target / "sheets")
     (target / "cards").mkdir()
     for item in folder.iterdir():
         if item.name in ("expected.json", "README.md"):

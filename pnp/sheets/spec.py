@@ -69,9 +69,10 @@ def _document_validator() -> Any:
 
 
 @cache
-def _block_validators() -> dict[str, Any]:
+def _block_schemas() -> dict[str, dict[str, Any]]:
+    """One schema per block type (its own $id, so a problem lists that block's keys)."""
     schema = _schema()
-    out: dict[str, Any] = {}
+    out: dict[str, dict[str, Any]] = {}
     for branch in schema["$defs"]["block"]["oneOf"]:
         name = branch["properties"]["type"]["const"]
         sub = copy.deepcopy(branch)
@@ -80,14 +81,19 @@ def _block_validators() -> dict[str, Any]:
         sub["properties"]["$comment"] = {"type": "string"}
         defs = copy.deepcopy(schema["$defs"])
         defs["block"] = {"$ref": "#/$defs/common"}
-        out[name] = jsonschema_rs.validator_for({"$id": schema["$id"], "$defs": defs, **sub})
+        out[name] = {"$id": schema["$id"].replace(".schema.json", f"-{name}.schema.json"), "$defs": defs, **sub}
     return out
+
+
+@cache
+def _block_validators() -> dict[str, Any]:
+    return {name: jsonschema_rs.validator_for(sub) for name, sub in _block_schemas().items()}
 
 
 @cache
 def _docs() -> SchemaDocs:
     schema = _schema()
-    return SchemaDocs({schema["$id"]: schema})
+    return SchemaDocs({schema["$id"]: schema, **{sub["$id"]: sub for sub in _block_schemas().values()}})
 
 
 def sheet_paths(folder: Path) -> list[Path]:
