@@ -62,6 +62,7 @@ class Drawer:
     records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
     problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
     sections: int = 0
+    fresh: bool = False  # nothing drawn yet: the next section starts on this page
     toc: bool = False
     env: ImmutableSandboxedEnvironment = field(default_factory=template_env)
     _compiled: dict[tuple[str, bool], Any] = field(default_factory=dict)
@@ -170,6 +171,7 @@ class Drawer:
             handler = HANDLERS[str(block["type"])]
             made = handler(self, sheet, block, here, scope, depth)
             if made:
+                self.fresh = False
                 out.append(Mark(where=Where(here, record_id(scope))))
                 out.extend(made)
         return out
@@ -177,7 +179,8 @@ class Drawer:
     def section(self, title: str, subtitle: str, toc: bool, where: Where, first: bool) -> list[Flowable]:
         """A new section: a new page (unless first), its title in every page header, numbered on its own."""
         self.sections += 1
-        out: list[Flowable] = [] if first else [PageBreak()]
+        out: list[Flowable] = [] if first or self.fresh else [PageBreak()]
+        self.fresh = False
         out.append(Mark(header=title, section=self.sections, where=where))
         heading = Paragraph(escape(title), self.styles.title)
         if toc:
@@ -287,14 +290,24 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     items = d.items(sheet, pointer + "/rows", block["rows"], scope)
     if not items:
         return []
-    columns = block["columns"]
     box_width = 14.0 if block.get("checkbox") else 0.0
+    if "columns_from" in block:  # headers from the data; each row is a list of cells
+        headers = [str(h) for h in d.items(sheet, pointer + "/columns_from", block["columns_from"], scope)]
+        rows = [[("" if v is None else str(v)) for v in (r if isinstance(r, list) else [r])] for r in items]
+        texts = [[*row, *[""] * (len(headers) - len(row))][: len(headers)] for row in rows]
+        widths = auto_widths(headers, texts, d.width - box_width)
+        here = pointer + "/columns_from"
+        return [_grid_of(d, sheet, headers, texts, widths, box_width, here, scope, bold_first=True)]
+    columns = block["columns"]
     fractions = [float(c.get("width", 1)) for c in columns]
     widths = [(d.width - box_width) * f / sum(fractions) for f in fractions]
     show_header = block.get("header", any("header" in c for c in columns))
     data: list[list[Any]] = []
     if show_header:
-        head = [Paragraph(escape(c.get("header", "")), d.styles.head) for c in columns]
+        head = [
+            Paragraph(d.markup(d.text(sheet, f"{pointer}/columns/{c}/header", col.get("header", ""), scope)), d.styles.head)
+            for c, col in enumerate(columns)
+        ]
         data.append(([Paragraph("", d.styles.head)] if box_width else []) + head)
     for index, item in enumerate(items, 1):
         inner = with_item(scope, name, item, index)
@@ -308,6 +321,44 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
             cells.append(cell)
         data.append(cells)
     return [grid(data, ([box_width] if box_width else []) + widths, header=bool(show_header))]
+
+
+def _grid_of(
+    d: Drawer, sheet: SheetFile, headers: list[str], rows: list[list[str]], widths: list[float], box_width: float,
+    pointer: str, scope: Scope, bold_first: bool,
+) -> Table:  # fmt: skip
+    """A table of plain cells (card markup) under a header row."""
+    data: list[list[Any]] = [
+        ([Paragraph("", d.styles.head)] if box_width else []) + [Paragraph(d.markup(h), d.styles.head) for h in headers]
+    ]
+    for row in rows:
+        cells: list[Any] = [Paragraph(BOX, d.styles.cell)] if box_width else []
+        for c, value in enumerate(row):
+            style = d.styles.cell_bold if bold_first and c == 0 else d.styles.cell
+            cell = d.paragraph(value, style, Where(pointer, record_id(scope)))
+            d.measure(sheet, cell, widths[c] - 2 * CELL_PAD, pointer, scope, headers[c])
+            cells.append(cell)
+        data.append(cells)
+    return grid(data, ([box_width] if box_width else []) + widths, header=True)
+
+
+def auto_widths(headers: list[str], rows: list[list[str]], total: float) -> list[float]:
+    """Column widths: every column fits its longest word, the rest of the room goes by text length."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    floors: list[float] = []
+    weights: list[float] = []
+    for c, header in enumerate(headers):
+        cells = [row[c] for row in rows if row[c]]
+        words = [(w, SANS.bold) for w in header.split()]
+        words += [(w, SANS.bold if c == 0 else SANS.regular) for cell in cells for w in cell.split()]
+        floors.append(max((stringWidth(w, font, 8) for w, font in words), default=10) + 2 * CELL_PAD + 2)
+        lengths = [len(header)] + [len(cell) for cell in cells]
+        weights.append(sum(lengths) / len(lengths) * 0.6 + max(lengths) * 0.4)
+    spare = total - sum(floors)
+    if spare <= 0:
+        return [total * f / sum(floors) for f in floors]
+    return [f + spare * w / sum(weights) for f, w in zip(floors, weights, strict=True)]
 
 
 def grid(data: list[list[Any]], widths: list[float], header: bool) -> Table:
@@ -389,8 +440,8 @@ def card(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, 
         d.width = full
     made = Table([[drawing, beside]], colWidths=[size + 8, full - size - 8], hAlign="LEFT")
     made.setStyle(
-        TableStyle([("VALIGN", (0, 0), (-1, -1), "TOP"), ("LEFTPADDING", (0, 0), (-1, -1), 0),
-                    ("BOTTOMPADDING", (0, 0), (-1, -1), 6)])
+        TableStyle([("FONTNAME", (0, 0), (-1, -1), SANS.regular), ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                    ("LEFTPADDING", (0, 0), (-1, -1), 0), ("BOTTOMPADDING", (0, 0), (-1, -1), 6)])
     )  # fmt: skip
     return [made]
 
@@ -444,6 +495,8 @@ def toc(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, d
     d.toc = True
     contents = TableOfContents(dotsMinLevel=0)
     contents.levelStyles = list(d.styles.toc)
+    contents.tableStyle = TableStyle([("FONTNAME", (0, 0), (-1, -1), SANS.regular), ("VALIGN", (0, 0), (-1, -1), "TOP"),
+                                      ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
     out: list[Flowable] = []
     title = d.text(sheet, pointer + "/title", block.get("title", "Contents"), scope)
     if title:
@@ -454,10 +507,10 @@ def toc(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, d
 def section(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, depth: int) -> list[Flowable]:
     title = d.text(sheet, pointer + "/title", block["title"], scope)
     subtitle = d.text(sheet, pointer + "/subtitle", block.get("subtitle", ""), scope)
-    body = d.blocks(sheet, block["blocks"], pointer + "/blocks", scope, depth + 1)
     if block.get("toc"):
         d.toc = True
-    return [*d.section(title, subtitle, bool(block.get("toc")), Where(pointer, record_id(scope)), False), *body]
+    head = d.section(title, subtitle, bool(block.get("toc")), Where(pointer, record_id(scope)), False)
+    return [*head, *d.blocks(sheet, block["blocks"], pointer + "/blocks", scope, depth + 1)]
 
 
 def include(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, depth: int) -> list[Flowable]:
@@ -469,14 +522,14 @@ def include(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scop
     inner = record_scope(record, scope.get("game", ""), target) if isinstance(record, dict) else dict(scope)
     if "index" in scope:
         inner["index"] = scope["index"]
-    body = d.blocks(target, target.data["blocks"], "/blocks", inner, depth + 1)
-    if "title" not in block:
-        return body
-    title = d.text(sheet, pointer + "/title", block["title"], scope)
-    subtitle = d.text(sheet, pointer + "/subtitle", block.get("subtitle", ""), scope)
-    if block.get("toc"):
-        d.toc = True
-    return [*d.section(title, subtitle, bool(block.get("toc")), Where(pointer, record_id(scope)), False), *body]
+    head: list[Flowable] = []
+    if "title" in block:
+        title = d.text(sheet, pointer + "/title", block["title"], scope)
+        subtitle = d.text(sheet, pointer + "/subtitle", block.get("subtitle", ""), scope)
+        if block.get("toc"):
+            d.toc = True
+        head = d.section(title, subtitle, bool(block.get("toc")), Where(pointer, record_id(scope)), False)
+    return [*head, *d.blocks(target, target.data["blocks"], "/blocks", inner, depth + 1)]
 
 
 def record_scope(record: dict[str, Any], game: str, sheet: SheetFile) -> Scope:

@@ -23,7 +23,7 @@ from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 from pnp.render import Icon, _color
 from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope
-from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, TooTall, make_styles, render_pdf
+from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
 from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
 from pnp.xrefs import values_at
 
@@ -293,12 +293,16 @@ def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> 
     def make() -> list[Flowable]:
         drawer.sections = 0
         drawer.problems.clear()
-        subtitle = drawer.text(sheet, "/subtitle", sheet.data.get("subtitle", ""), output.scope)
-        where_title = drawer.section(output.title, subtitle, False, _where(output), True)
         header = drawer.text(sheet, "/header", sheet.data["header"], output.scope) if "header" in sheet.data else None
-        if header:
-            where_title[0].header = header
-        return where_title + drawer.blocks(sheet, sheet.data["blocks"], "/blocks", output.scope)
+        if sheet.data.get("print_title", True):
+            subtitle = drawer.text(sheet, "/subtitle", sheet.data.get("subtitle", ""), output.scope)
+            start = drawer.section(output.title, subtitle, False, _where(output), True)
+            if header:
+                start[0].header = header
+        else:  # the sections print their own titles; the first starts on page 1
+            start = [Mark(header=header or output.title, where=_where(output))]
+            drawer.fresh = True
+        return start + drawer.blocks(sheet, sheet.data["blocks"], "/blocks", output.scope)
 
     make()
     if any(f.code == "text-overflow" for _s, f in drawer.problems):
@@ -323,9 +327,7 @@ def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> 
     return data
 
 
-def _where(output: Output) -> Any:
-    from pnp.sheets.page import Where
-
+def _where(output: Output) -> Where:
     return Where("/title", record_id(output.scope))
 
 

@@ -33,7 +33,7 @@ MAX_INCLUDE_DEPTH = 8
 # Names every sheet template may read besides the record's fields.
 SHEET_NAMES = frozenset({"record", "records", "items", "game", "title", "group", "loop", "index", "records_of"})
 # Keys holding Jinja expressions (the rest of the string keys are templates).
-EXPRESSION_KEYS = frozenset({"when", "rows", "over", "group", "record", "where"})
+EXPRESSION_KEYS = frozenset({"when", "rows", "over", "group", "record", "where", "columns_from"})
 TEMPLATE_KEYS = frozenset(
     {"text", "label", "value", "title", "subtitle", "header", "footer", "src", "group_heading", "at"}
 )

@@ -190,10 +190,6 @@ def test_homm3_sheet_sections_and_names(
 MK_VARIANT_SECTIONS = {"setup": "Setup", "scenario_end": "Scenario end", "scoring": "Scoring"}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 11: the bundled sheet file does not yet lay this out as the Python sheets did (see the report)",
-)
 @pytest.mark.parametrize("rid", MK_SCENARIOS)
 def test_mage_knight_sheet_has_every_variant(
     rid: str, loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
@@ -242,10 +238,6 @@ def test_page_headers_and_footers(loaded: LoadedProject, built: tuple[Path, list
         assert loaded.project.game("homm3.scenario").title in page
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 11: the bundled sheet file does not yet lay this out as the Python sheets did (see the report)",
-)
 def test_campaign_booklet_lists_its_scenarios_in_order(
     loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
 ) -> None:
@@ -276,10 +268,6 @@ def test_campaign_booklet_lists_its_scenarios_in_order(
 # --------------------------------------------------------------------------- aids
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 11: the bundled sheet file does not yet lay this out as the Python sheets did (see the report)",
-)
 def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
     out, _ = built
     aids = {
@@ -326,10 +314,6 @@ def test_paper_sizes(
                 assert (float(box.width), float(box.height)) == pytest.approx(size, abs=0.01), result.path
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 11: the bundled sheet file does not yet lay this out as the Python sheets did (see the report)",
-)
 def test_fonts_are_embedded_dejavu_only(built: tuple[Path, list[sheets.SheetResult]]) -> None:
     out, results = built
     seen: set[str] = set()
