@@ -298,7 +298,11 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
         widths = auto_widths(headers, texts, d.width - box_width)
         here = pointer + "/columns_from"
         return [_grid_of(d, sheet, headers, texts, widths, box_width, here, scope, bold_first=True)]
-    columns = block["columns"]
+    columns = [
+        c for i, c in enumerate(block["columns"]) if d.when(sheet, f"{pointer}/columns/{i}", c, scope)
+    ]  # a column's `when` is read once, for the whole table
+    if not columns:
+        return []
     fractions = [float(c.get("width", 1)) for c in columns]
     widths = [(d.width - box_width) * f / sum(fractions) for f in fractions]
     show_header = block.get("header", any("header" in c for c in columns))
@@ -306,14 +310,15 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     if show_header:
         head = [
             Paragraph(d.markup(d.text(sheet, f"{pointer}/columns/{c}/header", col.get("header", ""), scope)), d.styles.head)
-            for c, col in enumerate(columns)
+            for c, col in enumerate(block["columns"])
+            if col in columns
         ]
         data.append(([Paragraph("", d.styles.head)] if box_width else []) + head)
     for index, item in enumerate(items, 1):
         inner = with_item(scope, name, item, index)
         cells: list[Any] = [Paragraph(BOX, d.styles.cell)] if box_width else []
         for c, column in enumerate(columns):
-            here = f"{pointer}/columns/{c}/value"
+            here = f"{pointer}/columns/{block['columns'].index(column)}/value"
             value = d.text(sheet, here, column["value"], inner)
             style = d.styles.cell_bold if column.get("bold") else d.styles.cell
             cell = d.paragraph(value, style, Where(here, record_id(inner)))

@@ -162,11 +162,12 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
 
     def _header(self, canv: Canvas, doc: Any) -> None:
         """Drawn first on each page (so text extraction reads it first): the section's title."""
-        for flowable in self.pending[:3]:  # a section starting on this page: its title, not the last one
-            if isinstance(flowable, Mark) and flowable.header is not None:
+        for flowable in self.pending[:12]:  # a section starting on this page: its title, not the last one
+            if not isinstance(flowable, Mark):
+                break
+            if flowable.header is not None:
                 canv.pnp_header = flowable.header
                 canv.pnp_section = flowable.section
-                break
         width, height = self.pagesize
         canv.saveState()
         title = str(getattr(canv, "pnp_header", ""))
