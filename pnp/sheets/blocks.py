@@ -100,11 +100,11 @@ class Drawer:
         return label
 
     # templates ---------------------------------------------------------------------------
-    def _compile(self, source: str, expression: bool) -> Any:
-        key = (source, expression)
+    def _compile(self, source: str, expression: bool, macros: str = "") -> Any:
+        key = (macros + source, expression)
         if key not in self._compiled:
             env = self.env
-            self._compiled[key] = env.compile_expression(source) if expression else env.from_string(source)
+            self._compiled[key] = env.compile_expression(source) if expression else env.from_string(macros + source)
         return self._compiled[key]
 
     def expr(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> Any:
@@ -117,7 +117,8 @@ class Drawer:
 
     def text(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> str:
         try:
-            return str(self._compile(source, False).render(**scope)).strip()
+            macros = str(sheet.data.get("macros", ""))
+            return str(self._compile(source, False, macros).render(**scope)).strip()
         except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError) as err:
             self.fail(sheet, pointer, scope, f"template failed: {err}")
             return ""

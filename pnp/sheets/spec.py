@@ -191,7 +191,7 @@ class SheetSet:
 
 def iter_sheet_templates(data: dict[str, Any]) -> Iterator[tuple[str, str, bool]]:
     """(pointer, source, is_expression) of every template and expression in a sheet."""
-    for key in ("title", "subtitle", "header", "footer"):
+    for key in ("macros", "title", "subtitle", "header", "footer"):
         if isinstance(data.get(key), str):
             yield f"/{key}", data[key], False
     if isinstance(data.get("where"), str):
@@ -286,7 +286,7 @@ def _check_kinds(sheet: SheetFile, kinds: set[str]) -> Iterator[tuple[RecordFile
 
 def _check_fields(sheets: SheetSet, sheet: SheetFile, allowed: set[str]) -> Iterator[tuple[RecordFile, Finding]]:
     """Top-level names a template reads must be the kind's fields (loop names and context aside)."""
-    skip = loop_names(sheet.data) | SHEET_NAMES
+    skip = loop_names(sheet.data) | SHEET_NAMES | set(sheets.env.globals) | macro_names(sheets.env, str(sheet.data.get("macros", "")))
     for pointer, source, expression in iter_sheet_templates(sheet.data):
         if "/blocks/" in pointer and _inside_other_record(sheet.data, pointer):
             continue
@@ -299,6 +299,15 @@ def _check_fields(sheets: SheetSet, sheet: SheetFile, allowed: set[str]) -> Iter
                 f"{hint}fields: {', '.join(sorted(allowed))}"
             )
             yield sheet.source, Finding("unknown-sheet-field", message, pointer)
+
+
+def macro_names(env: ImmutableSandboxedEnvironment, source: str) -> set[str]:
+    """Names of the `{% macro %}`s a sheet defines for its templates."""
+    if not source:
+        return set()
+    from jinja2 import nodes
+
+    return {node.name for node in env.parse(source).find_all(nodes.Macro)}
 
 
 def _inside_other_record(data: dict[str, Any], pointer: str) -> bool:
