@@ -399,7 +399,8 @@ def _listing(bullet: str) -> Callable[..., list[Flowable]]:
             inner = with_item(scope, name, item, index)
             line = d.text(sheet, pointer + "/text", block["text"], inner) if "text" in block else str(item)
             if line:
-                out.append(d.paragraph(line, style, Where(pointer, record_id(inner)), bullet))
+                mark = f"{index}." if block.get("numbered") else bullet
+                out.append(d.paragraph(line, style, Where(pointer, record_id(inner)), mark))
         return out
 
     return handler

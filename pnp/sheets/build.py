@@ -267,7 +267,8 @@ def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Dra
     covered: set[str] = set()
     for sheet in sheets.sheets.values():
         covered.update(sheet.kinds)
-        outputs.extend(planner.plan(sheet))
+        if not sheet.data.get("part"):
+            outputs.extend(planner.plan(sheet))
     for kind in uncovered_kinds(loaded, covered):
         title = str(loaded.schemas.docs[loaded.schemas.kind_uri[kind]].get("title") or kind)
         generic = generic_sheet(kind, title)
