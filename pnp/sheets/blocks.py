@@ -307,6 +307,8 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     fractions = [float(c.get("width", 1)) for c in columns]
     widths = [(d.width - box_width) * f / sum(fractions) for f in fractions]
     show_header = block.get("header", any("header" in c for c in columns))
+    if show_header:
+        widths = fit_header(widths, [str(c.get("header", "")) for c in columns])
     data: list[list[Any]] = []
     if show_header:
         head = [
@@ -346,6 +348,18 @@ def _grid_of(
             cells.append(cell)
         data.append(cells)
     return grid(data, ([box_width] if box_width else []) + widths, header=True)
+
+
+def fit_header(widths: list[float], headers: list[str]) -> list[float]:
+    """Widen columns whose header has a word too long for them; the room comes from the others."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    floors = [max((stringWidth(w, SANS.bold, 8) for w in h.split()), default=0) + 2 * CELL_PAD + 1 for h in headers]
+    short = sum(max(0.0, f - w) for f, w in zip(floors, widths, strict=True))
+    spare = [max(0.0, w - f) for f, w in zip(floors, widths, strict=True)]
+    if short <= 0 or sum(spare) < short:
+        return widths
+    return [max(w, f) - (s * short / sum(spare) if w > f else 0) for f, w, s in zip(floors, widths, spare, strict=True)]
 
 
 def auto_widths(headers: list[str], rows: list[list[str]], total: float) -> list[float]:
