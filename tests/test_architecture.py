@@ -14,7 +14,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pnp"
 VALIDATION = ["problems", "config", "jsonfile", "records", "schemas", "xrefs", "check", "report", "stats", "layout"]
-DRAWING = {"reportlab", "pnp.render", "pnp.pdf", "pnp.build", "pnp.fonts", "pnp.sheets", "pnp.export"}
+DRAWING = {
+    "reportlab", "pnp.render", "pnp.pdf", "pnp.build", "pnp.fonts", "pnp.sheets", "pnp.sheets.build", "pnp.sheets.blocks",
+    "pnp.sheets.page", "pnp.export",
+}  # fmt: skip
 
 
 def top_level_imports(module: str) -> set[str]:

@@ -24,7 +24,9 @@ def bundled_names() -> set[str]:
 def test_pnp_source_names_no_bundled_kind_or_game() -> None:
     names = bundled_names()
     assert "mk." in names and len(names) > 20  # the scan sees the bundled schemas
-    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+    prefixes = {n[:-1] for n in names if n.endswith(".")}
+    words = [rf"\b{re.escape(p)}\b" for p in sorted(prefixes)]  # 'homm4' and 'mk' as words
+    pattern = re.compile("|".join([*(re.escape(n) for n in sorted(names, key=len, reverse=True)), *words]))
     hits = []
     for path in sorted((ROOT / "pnp").rglob("*.py")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -312,7 +312,9 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     data: list[list[Any]] = []
     if show_header:
         head = [
-            Paragraph(d.markup(d.text(sheet, f"{pointer}/columns/{c}/header", col.get("header", ""), scope)), d.styles.head)
+            Paragraph(
+                d.markup(d.text(sheet, f"{pointer}/columns/{c}/header", col.get("header", ""), scope)), d.styles.head
+            )
             for c, col in enumerate(block["columns"])
             if col in columns
         ]
@@ -516,8 +518,14 @@ def toc(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, d
     d.toc = True
     contents = TableOfContents(dotsMinLevel=0)
     contents.levelStyles = list(d.styles.toc)
-    contents.tableStyle = TableStyle([("FONTNAME", (0, 0), (-1, -1), SANS.regular), ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                                      ("LEFTPADDING", (0, 0), (-1, -1), 0), ("RIGHTPADDING", (0, 0), (-1, -1), 0)])
+    contents.tableStyle = TableStyle(
+        [
+            ("FONTNAME", (0, 0), (-1, -1), SANS.regular),
+            ("VALIGN", (0, 0), (-1, -1), "TOP"),
+            ("LEFTPADDING", (0, 0), (-1, -1), 0),
+            ("RIGHTPADDING", (0, 0), (-1, -1), 0),
+        ]
+    )
     out: list[Flowable] = []
     title = d.text(sheet, pointer + "/title", block.get("title", "Contents"), scope)
     if title:

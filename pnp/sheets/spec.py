@@ -286,7 +286,12 @@ def _check_kinds(sheet: SheetFile, kinds: set[str]) -> Iterator[tuple[RecordFile
 
 def _check_fields(sheets: SheetSet, sheet: SheetFile, allowed: set[str]) -> Iterator[tuple[RecordFile, Finding]]:
     """Top-level names a template reads must be the kind's fields (loop names and context aside)."""
-    skip = loop_names(sheet.data) | SHEET_NAMES | set(sheets.env.globals) | macro_names(sheets.env, str(sheet.data.get("macros", "")))
+    skip = (
+        loop_names(sheet.data)
+        | SHEET_NAMES
+        | set(sheets.env.globals)
+        | macro_names(sheets.env, str(sheet.data.get("macros", "")))
+    )
     for pointer, source, expression in iter_sheet_templates(sheet.data):
         if "/blocks/" in pointer and _inside_other_record(sheet.data, pointer):
             continue
