@@ -182,6 +182,12 @@ def test_incremental_and_deterministic(tmp_path: Path) -> None:
     changed = pnp(project, "build")
     assert "units.pdf" in changed.stdout + changed.stderr
     assert "Units by their element" in pages(target)[0]
+    notes = project / "cards" / "notes.json"  # read through records_of('toy.note'): an input too
+    notes.write_text(notes.read_text().replace("About imps", "On imps"))
+    rebuilt = pnp(project, "build")
+    assert "units.pdf" in rebuilt.stderr and "first-blood.pdf" not in rebuilt.stderr
+    assert "Notes: On imps" in pages(target)[0]
+    notes.write_text(notes.read_text().replace("On imps", "About imps"))
     sheet.write_text(sheet.read_text().replace("title: Units by their element", "title: Units by element"))
     assert pnp(project, "build", "--force").returncode == 0
     assert target.read_bytes() == first

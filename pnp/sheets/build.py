@@ -8,6 +8,8 @@ the sheet block, naming the record and field; that file is not written.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +26,7 @@ from pnp.records import RecordFile
 from pnp.render import Icon, _color
 from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope
 from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
-from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
+from pnp.sheets.spec import SheetFile, SheetSet, schema_labels, walk_blocks
 from pnp.xrefs import values_at
 
 if TYPE_CHECKING:
@@ -146,7 +148,7 @@ class Planner:
         self, sheet: SheetFile, scope: Scope, records: list[dict[str, Any]], names: dict[str, str], game: str
     ) -> Output:
         template = str(sheet.data.get("output", "{game}/sheets/{name}/{id}.pdf"))
-        relative = template.format_map(_SafeNames(names))
+        relative = re.sub(r"\{(game|id|kind|name)\}", lambda m: names[m.group(1)], template)
         path = (self.out_dir / relative).resolve()
         if not path.is_relative_to(self.out_dir.resolve()) or ".." in Path(relative).parts:
             path = self.out_dir / "sheets" / f"{sheet.name}-{names['id']}.pdf"
@@ -154,12 +156,27 @@ class Planner:
             self.problems.append((sheet, Finding("sheet-error", message, "/output")))
         title = self.drawer.text(sheet, "/title", sheet.data["title"], scope)
         footer = self.drawer.text(sheet, "/footer", sheet.data["footer"], scope) if "footer" in sheet.data else game
-        return Output(path, sheet, scope, tuple(_dependencies(self.drawer.lookup, records)), title, footer)
+        # records a template looks up by kind (records_of('KIND')) are inputs too
+        looked_up = [r for kind in _kinds_looked_up(sheet, self.sheets) for r in self.drawer.records_of(kind)]
+        depends = tuple(_dependencies(self.drawer.lookup, [*records, *looked_up]))
+        return Output(path, sheet, scope, depends, title, footer)
 
 
-class _SafeNames(dict[str, str]):
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+def _kinds_looked_up(sheet: SheetFile, sheets: SheetSet) -> list[str]:
+    """Kinds named in records_of('...') by this sheet or any sheet it may include."""
+    seen: dict[str, SheetFile] = {}
+    todo = [sheet]
+    while todo:
+        current = todo.pop()
+        if current.name in seen:
+            continue
+        seen[current.name] = current
+        for _pointer, block in walk_blocks(current.data.get("blocks"), "/blocks"):
+            target = sheets.sheets.get(str(block.get("sheet"))) if block.get("type") == "include" else None
+            if target is not None:
+                todo.append(target)
+    text = json.dumps([s.data for s in seen.values()])
+    return sorted(set(re.findall(r"records_of\(\s*['\"]([^'\"]+)['\"]", text)))
 
 
 def _field_key(name: str) -> Callable[[dict[str, Any]], tuple[int, Any]]:

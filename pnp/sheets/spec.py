@@ -153,6 +153,15 @@ class SheetSet:
                 for finding in _docs().translate(error, pointer):
                     message = f"{block.get('type')} block: {finding.message} (see pnp/sheet.schema.json)"
                     self._error(source, message, finding.pointer, finding.at_key)
+            if block.get("type") == "table" and ("columns" in block) == ("columns_from" in block):
+                bad = True
+                if "columns" in block:
+                    message = "table block: give 'columns' or 'columns_from', not both"
+                else:
+                    message = (
+                        "table block: missing property 'columns' (or 'columns_from' for a table stored as data); add it"
+                    )
+                self._error(source, message + " (see pnp/sheet.schema.json)", pointer)
         if bad:
             return
         for pointer, source_text, expression in iter_sheet_templates(data):
