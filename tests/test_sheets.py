@@ -107,6 +107,18 @@ def test_card_block_draws_the_record_at_size(built: tuple[Path, subprocess.Compl
     assert text.endswith("Toy Game: units aid page 1 of 1")
 
 
+def test_section_data_table_numbered_items_and_part(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = built
+    texts = pages(out / "aids" / "units.pdf")
+    assert len(texts) == 2 and texts[0].endswith("page 1 of 1") and texts[1].endswith("page 1 of 1")
+    section = texts[1]  # a section: a new page, its title in the header, numbered on its own
+    assert section.startswith("Reference Reference A table stored as data")
+    assert "Fire side Also fire Ember Imp Ash Drake Tide Crab" in section
+    assert "1. Draw a unit 2. Place it 3. Roll" in section
+    assert "Ember Imp has strength 2." in section and "Tide Crab has strength 3." in section
+    assert not list(out.rglob("*unit-line*"))  # a part sheet makes no PDF
+
+
 def test_booklet_toc_and_include(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, _ = built
     texts = pages(out / "campaign-the-long-war.pdf")
