@@ -328,4 +328,8 @@ def render_findings(loaded: LoadedProject) -> list[tuple[Any, Finding]]:
             )
         except ImpositionError:
             continue  # reported by pnp build
+    from pnp.sheets.build import render_findings as sheet_findings
+
+    draw, _inputs = token_drawer(loaded)
+    found.extend(sheet_findings(loaded, project.paper, draw))  # sheets: text that cannot fit, failing templates
     return found

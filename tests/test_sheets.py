@@ -180,6 +180,8 @@ def test_text_that_cannot_fit_is_located_at_the_block(tmp_path: Path) -> None:
     assert line.startswith(f"sheets/setup.yaml:{row}:"), line
     assert "record 'first-blood'" in line and "r.event" in line, line
     assert not (project / "output" / "toy" / "setup" / "first-blood.pdf").exists()
+    checked = pnp(project, "check", "--render")  # pnp check promises what pnp build delivers
+    assert checked.returncode == 1 and line in checked.stdout.splitlines(), checked.stdout
 
 
 def test_incremental_and_deterministic(tmp_path: Path) -> None:

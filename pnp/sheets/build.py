@@ -393,6 +393,26 @@ def build_sheets(
     return results
 
 
+def render_findings(
+    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None
+) -> list[tuple[RecordFile, Finding]]:
+    """`pnp check --render`: lay out every sheet in memory; what `pnp build` would report."""
+    pagesize = paper_size(paper)
+    fonts.register_bundled()
+    rl_config.invariant = 1
+    project = loaded.project
+    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    drawer = make_drawer(loaded, sheets, pagesize, draw_card)
+    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), drawer)
+    found = [(s.source, f) for s, f in planner.problems]
+    for output in outputs:
+        drawer.problems.clear()
+        build_one(drawer, output, pagesize)
+        found.extend((s.source, f) for s, f in drawer.problems)
+    unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
+    return list(unique.values())
+
+
 def _locate(sheet: SheetFile, finding: Finding) -> Problem:
     if not sheet.source.raw:  # a generic sheet: no file to point into
         return Problem(sheet.source.display, 1, 1, finding.pointer, finding.code, "error", finding.message)
