@@ -110,7 +110,7 @@ class Drawer:
     def expr(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> Any:
         try:
             value = self._compile(source, True)(**scope)
-        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError) as err:
+        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as err:
             self.fail(sheet, pointer, scope, f"expression {source!r} failed: {err}")
             return None
         return None if isinstance(value, ChainableUndefined) else value
@@ -119,7 +119,7 @@ class Drawer:
         try:
             macros = str(sheet.data.get("macros", ""))
             return str(self._compile(source, False, macros).render(**scope)).strip()
-        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError) as err:
+        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as err:
             self.fail(sheet, pointer, scope, f"template failed: {err}")
             return ""
 

@@ -379,7 +379,7 @@ def build_sheets(
         drawer.problems.clear()
         data = build_one(drawer, output, pagesize)
         problems = tuple(dict.fromkeys(_locate(s, f) for s, f in drawer.problems))
-        if data is None:
+        if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
             results.append(SheetResult(output.path, False, problems))
             continue
         atomic_write(output.path, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
