@@ -132,30 +132,25 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         _combine(combined, [(path, backs) for path, _, backs in parts], options.duplex != "none")
         manifest.record(combined, key)
         written.append(combined)
-    sheets = _build_sheets(loaded, project, options, manifest)
-    for path, was_written, messages in sheets:
-        (written if was_written else skipped).append(path)
-        for message in messages:
-            problems.append(Problem(project.display(path), 1, 1, "", "text-overflow", "error", message))
+    for result in _build_sheets(loaded, project, options, manifest):
+        (written if result.written else skipped).append(result.path)
+        problems.extend(result.problems)
     manifest.save()
     unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
     return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)))
 
 
-def _build_sheets(
-    loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest
-) -> list[tuple[Path, bool, tuple[str, ...]]]:
-    """Scenario setup sheets and reference aids (pnp.sheets), when the kinds are not filtered."""
+def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest) -> list[Any]:
+    """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located."""
     if options.kinds:
         return []
-    try:
-        from pnp import sheets
-    except ImportError:
-        return []
-    sheets.draw_token, sheets.draw_token_inputs = token_drawer(loaded)
+    from pnp.sheets.build import build_sheets
+
+    draw, inputs = token_drawer(loaded)
     out_root = output_root(project, options.paper)
-    results = sheets.build_sheets(loaded, out_root, options.paper, manifest, force=options.force)
-    return [(r.path, r.written, tuple(r.problems)) for r in results]
+    return build_sheets(
+        loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw, card_inputs=tuple(inputs)
+    )
 
 
 def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]]:

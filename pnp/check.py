@@ -260,9 +260,23 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
 
         yield from no_layouts(loaded)
 
+    yield from _sheet_findings(loaded)
+
 
 def has_layouts(project: Project) -> bool:
     return any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*"))
+
+
+def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
+    """Sheet file checks (pnp/sheets/spec.py), and kinds that fall back to a generic sheet."""
+    from pnp.sheets.spec import SheetSet, check_sheets
+
+    project, schemas = loaded.project, loaded.schemas
+    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    uncovered = {
+        k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)
+    }
+    yield from check_sheets(sheets, set(schemas.kind_uri), schemas.properties, uncovered)
 
 
 def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
@@ -318,6 +332,11 @@ def check_loaded(
         from pnp.diagnose import render_findings
 
         problems.extend(not_found_before(problems, _located(render_findings(loaded), options, checked)))
+    sheet_errors = any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
+    if options.render and not sheet_errors:  # broken sheet files: laying them out only repeats that
+        from pnp.diagnose import sheet_render_findings
+
+        problems.extend(not_found_before(problems, _located(sheet_render_findings(loaded), options, checked)))
     if loaded.project.languages[1:]:  # catalogs per language (pnp.translate; drawn unless --no-render)
         from pnp.translate import translation_findings
 

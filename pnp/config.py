@@ -54,6 +54,7 @@ class Project:
     # [sources]: spreadsheet files (relative to the root) -> kind, or sheet name -> kind
     sources: dict[str, str | dict[str, str]] = field(default_factory=dict)
     list_separator: str = ""  # [sources] list-separator: splits a cell into a list
+    sheets: Path | None = None  # sheet files (docs/sheets.md); None: <root>/sheets
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -134,6 +135,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         languages=tuple(dict.fromkeys(languages)),
         sources=sources,
         list_separator=list_separator,
+        sheets=folder("sheets", "sheets"),
     )
 
 
@@ -144,6 +146,7 @@ KEYS: dict[str, dict[str, str]] = {
         "records": "str",
         "schemas": "str",
         "layouts": "str",
+        "sheets": "str",
         "output": "str",
         "max-file-mb": "number",
     },

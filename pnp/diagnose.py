@@ -205,6 +205,15 @@ def render_findings(loaded: LoadedProject) -> list[Located]:
     return found
 
 
+def sheet_render_findings(loaded: LoadedProject) -> list[Located]:
+    """`pnp check`: lay out every sheet as `pnp build` does (text that cannot fit, failing templates)."""
+    from pnp.build import token_drawer
+    from pnp.sheets.build import render_findings as sheet_findings
+
+    draw, _inputs = token_drawer(loaded)
+    return list(sheet_findings(loaded, loaded.project.paper, draw))
+
+
 def _broken_records(loaded: LoadedProject) -> set[tuple[int, int]]:
     """(file id, record index) of records with parse or schema errors; index -1: the whole file."""
     from pnp.problems import severity_of

@@ -88,6 +88,12 @@ CODES: dict[str, Code] = {
     "config-error": Code("error", "a pnp.toml table or key that is unknown or has a wrong value"),
     "schema-keyword": Code("error", "an x- keyword in a schema that pnp does not define, or with a wrong value"),
     "icons-error": Code("error", "an icons.json that does not follow its schema"),
+    # sheets
+    "sheet-error": Code("error", "a sheet file that is not valid, or a sheet template that fails"),
+    "unknown-sheet-field": Code("error", "a sheet template reads a field the kind does not have"),
+    "sheet-cycle": Code("error", "sheets that include each other in a cycle"),
+    "sheet-unknown-kind": Code("error", "a sheet for a kind with no schema"),
+    "generic-sheet": Code("warning", "a kind printed on sheets that no sheet file lists (a generic sheet is made)"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }

@@ -193,11 +193,7 @@ class Renderer:
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
         self.findings: list[Finding] = []  # found while preparing: templates that do not compile
-        self.icons = {
-            name: Icon(str(spec.get("label", name)), _safe_color(spec.get("color")), spec.get("image"))
-            for name, spec in icons.items()
-            if isinstance(spec, dict)
-        }
+        self.icons = make_icons(icons)
         width_mm, height_mm = layout.size_mm()
         mm = 72 / 25.4
         self.width = width_mm * mm
@@ -656,6 +652,15 @@ def _run(template: Any, context: Context, key: str, expression: bool = False) ->
         return template(**context) if expression else template.render(context).strip()
     except TEMPLATE_FAILURES as err:
         raise DrawFailure("template-error", key, f"template failed: {type(err).__name__}: {err}") from None
+
+
+def make_icons(specs: dict[str, Any]) -> dict[str, Icon]:
+    """icons.json entries as drawn inline (cards and sheets alike)."""
+    return {
+        name: Icon(str(spec.get("label", name)), _safe_color(spec.get("color")), spec.get("image"))
+        for name, spec in specs.items()
+        if isinstance(spec, dict)
+    }
 
 
 def _safe_color(value: Any) -> Color:

@@ -49,6 +49,8 @@ def make_project(folder: Path, target: Path, base: str) -> None:
     shutil.copy(source / "pnp.toml", target / "pnp.toml")
     shutil.copytree(source / "schemas", target / "schemas")
     shutil.copytree(source / "layouts", target / "layouts")
+    if (source / "sheets").is_dir():  # the base's sheet files (a case may add its own)
+        shutil.copytree(source / "sheets", target / "sheets")
     (target / "cards").mkdir()
     for item in folder.iterdir():
         if item.name in ("expected.json", "README.md"):

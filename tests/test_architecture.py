@@ -30,7 +30,10 @@ VALIDATION = [
     "projectfiles",
     "diagnose",
 ]
-DRAWING = {"reportlab", "pnp.render", "pnp.pdf", "pnp.build", "pnp.fonts", "pnp.sheets", "pnp.export"}
+DRAWING = {
+    "reportlab", "pnp.render", "pnp.pdf", "pnp.build", "pnp.fonts", "pnp.sheets", "pnp.sheets.build", "pnp.sheets.blocks",
+    "pnp.sheets.page", "pnp.export",
+}  # fmt: skip
 
 
 def top_level_imports(module: str) -> set[str]:

@@ -1,459 +1,207 @@
-"""Setup sheets, the campaign booklet and reference aids (pnp/sheets.py), built from the real cards/.
+"""The sheet engine (pnp/sheets/) on a small game of its own (tests/sheet_project), through the real CLI.
 
-Text is read back with pdfplumber in content-stream order (use_text_flow), so a name wrapped
-inside a table cell still reads as one phrase; whitespace is collapsed before comparing.
+Its sheet files use every block type; the PDFs are read back with pdfplumber (text, fonts and
+positions). The bundled content's sheets are tested in tests/content/test_bundled_sheets.py.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
-from typing import Any
 
 import pdfplumber
 import pytest
-from pypdf import PdfReader
 
-from pnp import sheets
-from pnp.check import LoadedProject, load_project_records
-from pnp.config import load_project
-from pnp.output import MANIFEST, Manifest
-from pnp.xrefs import values_at
-
-ROOT = Path(__file__).resolve().parents[1]
-A4 = (595.28, 841.89)
-LETTER = (612.0, 792.0)
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE / "sheet_project"
+ROOT = HERE.parent
 
 
-def load() -> LoadedProject:
-    return load_project_records(load_project(explicit=ROOT))
+def pnp(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env_path = {"PYTHONPATH": str(ROOT)}
+    import os
+
+    return subprocess.run(
+        [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
+        env={**os.environ, **env_path},
+    )  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def loaded() -> LoadedProject:
-    return load()
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, loaded: LoadedProject) -> tuple[Path, list[sheets.SheetResult]]:
-    out = tmp_path_factory.mktemp("a4")
-    return out, sheets.build_sheets(loaded, out, "a4", Manifest(out))
+def copy_project(tmp: Path) -> Path:
+    target = tmp / "game"
+    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
+    return target
 
 
 @pytest.fixture(scope="module")
-def letter(tmp_path_factory: pytest.TempPathFactory, loaded: LoadedProject) -> tuple[Path, list[sheets.SheetResult]]:
-    out = tmp_path_factory.mktemp("letter")
-    return out, sheets.build_sheets(loaded, out, "letter", Manifest(out))
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    project = copy_project(tmp_path_factory.mktemp("sheets"))
+    done = pnp(project, "build")
+    return project / "output" / "toy", done
 
 
-def flat(text: str) -> str:
-    return " ".join(text.split())
-
-
-def page_texts(path: Path, bare: bool = False) -> list[str]:
-    """The text of each page; `bare` leaves out the header (first line) and footer (last line)."""
+def pages(path: Path) -> list[str]:
     with pdfplumber.open(path) as pdf:
-        pages = [(page.extract_text(use_text_flow=True) or "").splitlines() for page in pdf.pages]
-    return [flat(" ".join(lines[1:-1] if bare else lines)) for lines in pages]
+        return [" ".join((page.extract_text() or "").split()) for page in pdf.pages]
 
 
-def pdf_text(path: Path) -> str:
-    """The whole document's text without headers and footers, so text running across pages reads on."""
-    return " ".join(page_texts(path, bare=True))
+def test_build_writes_every_sheet_and_the_generic_one(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, done = built
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in ("setup/first-blood.pdf", "setup/high-tide.pdf", "campaign-the-long-war.pdf", "aids/units.pdf",
+                 "sheets/toy.note.pdf"):  # fmt: skip
+        assert (out / name).is_file(), name
 
 
-def records(loaded: LoadedProject, kind: str) -> list[dict[str, Any]]:
-    return [record for _f, _i, record in loaded.records(kind)]
-
-
-def referenced(loaded: LoadedProject, record: dict[str, Any]) -> dict[str, str]:
-    """id -> name of every record this record references (the schema's x-ref sites)."""
-    out: dict[str, str] = {}
-    for site in loaded.schemas.sites(record["kind"]):
-        if site.what != "ref":
-            continue
-        for _pointer, value in values_at(record, site.path, ""):
-            if site.by != "id":
-                value = loaded.index.by_field(site.kinds, site.by)[value]
-            _kind, record_file, index = loaded.index.first[value]
-            out[value] = record_file.records[index]["name"]
-    return out
-
-
-def text_of(loaded: LoadedProject, node: Any) -> list[str]:
-    """Every rule / effect text under a node (the 'text' fields of rules)."""
-    found: list[str] = []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key == "text" and isinstance(value, str):
-                found.append(value)
-            else:
-                found.extend(text_of(loaded, value))
-    elif isinstance(node, list):
-        for item in node:
-            found.extend(text_of(loaded, item))
-    return found
-
-
-def plain(text: str) -> str:
-    """Record text as printed: markup and icon tokens removed."""
-    text = re.sub(r"\{[a-z0-9-]+\}", "", text)
-    return flat(text.replace("*", "").replace("_", " "))
-
-
-HOMM3_SCENARIOS = [r["id"] for r in records(load(), "homm3.scenario")]
-MK_SCENARIOS = [r["id"] for r in records(load(), "mk.scenario")]
-
-
-def by_id(loaded: LoadedProject, rid: str) -> dict[str, Any]:
-    _kind, record_file, index = loaded.index.first[rid]
-    record: dict[str, Any] = record_file.records[index]
-    return record
-
-
-# --------------------------------------------------------------------------- every scenario
-
-
-def test_every_scenario_yields_a_sheet(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
-    out, results = built
-    assert len(HOMM3_SCENARIOS) >= 7 and len(MK_SCENARIOS) >= 10
-    by_path = {r.path: r for r in results}
-    for rid in HOMM3_SCENARIOS:
-        path = out / "homm3-conflux" / "setup" / f"{rid}.pdf"
-        assert path.is_file(), rid
-        assert by_path[path].written and by_path[path].problems == ()
-    for rid in MK_SCENARIOS:
-        path = out / "mage-knight" / "setup" / f"{rid}.pdf"
-        assert path.is_file(), rid
-        assert by_path[path].written and by_path[path].problems == ()
-    for campaign in records(loaded, "homm3.campaign"):
-        assert (out / "homm3-conflux" / f"campaign-{campaign['id']}.pdf").is_file()
-    assert all(r.problems == () for r in results), [r.problems for r in results if r.problems]
-
-
-HOMM3_SECTIONS = {
-    "map": "Map tiles",
-    "setup": "Player setup",
-    "hero_placement": "Hero placement",
-    "ai": "AI heroes",
-    "defenders": "Defenders",
-    "neutral_decks_keep": "Neutral Unit decks",
-    "additional_rules": "Additional rules",
-    "timed_events": "Timed events",
-    "triggers": "Triggers",
-    "victory": "Victory",
-    "defeat": "Defeat",
-    "time_out": "Time limit",
-}
-
-
-@pytest.mark.parametrize("rid", HOMM3_SCENARIOS)
-def test_homm3_sheet_sections_and_names(
-    rid: str, loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
-) -> None:
+def test_setup_sheet_blocks(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, _ = built
-    record = by_id(loaded, rid)
-    text = pdf_text(out / "homm3-conflux" / "setup" / f"{rid}.pdf")
-    assert text.startswith(record["name"])  # the sheet's title
-    expected = [heading for key, heading in HOMM3_SECTIONS.items() if record.get(key)]
-    expected.append("Win and lose conditions")
-    if record.get("mode_rules"):
-        expected.append("mode rules")
-    for heading in expected:
-        assert heading in text, f"{rid}: no section {heading!r}"
-    # facts: mode, players, length (per difficulty where it varies)
-    assert {"alliance": "Alliance", "clash": "Clash", "cooperative": "Cooperative", "campaign": "Campaign"}[
-        record["mode"]
-    ] in text
-    if "length_rounds" in record:
-        assert f"{record['length_rounds']} rounds" in text
-    for difficulty, rounds in record.get("length_by_difficulty", {}).items():
-        assert f"{difficulty.title()} {rounds}" in text
-    # every reference by name, never by id
-    names = referenced(loaded, record)
-    assert names, rid
-    for ref, name in names.items():
-        assert name in text, f"{rid}: {ref} printed without its name {name!r}"
-        if ref.lower() not in name.lower():
-            assert not re.search(rf"(?<![\w-]){re.escape(ref)}(?![\w-])", text), f"{rid}: id {ref!r} printed"
-    # map tiles by code, timed events by round, and every rule text
-    for group in record.get("map", {}).get("tiles", []):
-        for pick in group.get("picks", []):
-            for tile in pick.get("tiles", []) + [t for pool in pick.get("pools", []) for t in pool["tiles"]]:
-                assert str(by_id(loaded, tile)["code"]) in text
-    for event in record.get("timed_events", []):
-        assert ", ".join(str(r) for r in event["rounds"]) in text
-    for rule in text_of(loaded, record):
-        assert plain(rule) in text, f"{rid}: rule text missing: {rule[:60]}"
+    text = " ".join(pages(out / "setup" / "first-blood.pdf"))
+    for heading in ("First Blood", "Story", "Setup steps", "Units", "Timed events", "End of the sheet"):
+        assert heading in text
+    # labels: the schema's oneOf title, the schema's x-labels, the sheet file's labels
+    assert "Duel (two players)" in text and "Element of Fire" in text and "two players" in text
+    # `when` false hides a heading, a text block and a facts row
+    assert "Hidden section" not in text and "NOT PRINTED" not in text and "art/map.png" not in text
+    # references by name, card markup: *bold* and {icon}
+    assert "Ember Imp" in text and "ember-imp" not in text and "FIRE units start first" in text
+    with pdfplumber.open(out / "setup" / "first-blood.pdf") as pdf:
+        words = pdf.pages[0].extract_words(extra_attrs=["fontname"])
+        assert any(w["text"] == "prologue" and "Bold" in w["fontname"] for w in words)
+        assert any(w["text"].startswith("twice") and "Bold" in w["fontname"] for w in words)
+        assert pdf.pages[0].images, "the image block draws the map"
+        checks = [w for w in words if w["text"] == "\u2610"]
+        assert len(checks) >= 2 + 19  # the checklist's two steps and the table's checkbox column
+        steps = [w for w in words if w["text"] == "Shuffle"]
+        assert steps and min(c["x0"] for c in checks) < steps[0]["x0"]
 
 
-MK_VARIANT_SECTIONS = {"setup": "Setup", "scenario_end": "Scenario end", "scoring": "Scoring"}
-
-
-@pytest.mark.parametrize("rid", MK_SCENARIOS)
-def test_mage_knight_sheet_has_every_variant(
-    rid: str, loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
-) -> None:
+def test_table_header_repeats_on_continuation_pages(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, _ = built
-    record = by_id(loaded, rid)
-    pages = page_texts(out / "mage-knight" / "setup" / f"{rid}.pdf")
-    bare = page_texts(out / "mage-knight" / "setup" / f"{rid}.pdf", bare=True)
-    text = " ".join(bare)
-    names = [v["name"] for v in record["variants"]]
-    # each variant starts on its own page, in book order, with its name in the header
-    starts = [next(i for i, page in enumerate(pages) if page.startswith(name)) for name in names]
-    assert starts == sorted(starts) and starts[0] == 0
-    bounds = [*starts, len(pages)]
-    for v, variant in enumerate(record["variants"]):
-        part = " ".join(bare[bounds[v] : bounds[v + 1]])
-        expected = [heading for key, heading in MK_VARIANT_SECTIONS.items() if variant.get(key)]
-        if record.get("special_rules") or variant.get("special_rules"):
-            expected.append("Special rules")
-        if record.get("hero_options"):
-            expected.append("Hero options")
-        if record.get("optional_variants"):
-            expected.append("Optional variants")
-        if record.get("references"):
-            expected.append("Components named in this scenario")
-        for heading in expected:
-            assert heading in part, f"{variant['name']}: no section {heading!r}"
-        length = variant["length"]["rounds"]
-        assert f"{length} Round" in part
-        for setup in variant.get("setup", []):
-            assert str(setup.get("countryside_tiles", "")) in part
-        for rule in record.get("special_rules", []) + variant.get("special_rules", []):
-            assert plain(rule["text"]) in part
-    for ref, name in referenced(loaded, record).items():
-        assert name in text, f"{rid}: {ref} printed without its name {name!r}"
+    texts = pages(out / "setup" / "first-blood.pdf")
+    assert len(texts) == 3  # the table runs onto page 2; a page break follows it
+    assert texts[1].startswith("First Blood Round Event")  # header line, then the table's own header
+    assert "Event number 60" in texts[1] and "Event number 1:" in texts[0]
+    assert texts[2].startswith("First Blood End of the sheet")
+    for number, page in enumerate(texts, 1):
+        assert page.endswith(f"Toy Game page {number} of 3")
 
 
-def test_page_headers_and_footers(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
+def test_card_block_draws_the_record_at_size(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, _ = built
-    record = by_id(loaded, "troubled-walking-on-clouds")
-    pages = page_texts(out / "homm3-conflux" / "setup" / "troubled-walking-on-clouds.pdf")
-    assert len(pages) >= 2  # long sheets flow onto further pages
-    for number, page in enumerate(pages, 1):
-        assert page.startswith(record["name"]), "title repeated on every page"
-        assert page.endswith(f"page {number} of {len(pages)}")
-        assert loaded.project.game("homm3.scenario").title in page
+    with pdfplumber.open(out / "aids" / "units.pdf") as pdf:
+        page = pdf.pages[0]
+        text = " ".join((page.extract_text() or "").split())
+        small = [w for w in page.extract_words(extra_attrs=["size"]) if w["text"] == "Ember" and w["size"] < 6]
+        big = [w for w in page.extract_words(extra_attrs=["size"]) if w["text"] == "Ember" and w["size"] > 8]
+    # the token's own layout (name at 4 pt on a 20 mm token) drawn into a 25 mm square at the left
+    size = 25 * 72 / 25.4
+    margin = 15 * 72 / 25.4
+    assert small, "the token's name, from its layout"
+    assert margin <= small[0]["x0"] and small[0]["x1"] <= margin + size
+    assert big and big[0]["x0"] > margin + size  # its summary beside it
+    # grouped by the element's label, sorted by element then name
+    assert text.index("Element of Fire") < text.index("Ash Drake") < text.index("Ember Imp") < text.index("Tide Crab")
+    assert text.endswith("Toy Game: units aid page 1 of 1")
 
 
-def test_campaign_booklet_lists_its_scenarios_in_order(
-    loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
-) -> None:
+def test_section_data_table_numbered_items_and_part(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     out, _ = built
-    (campaign,) = records(loaded, "homm3.campaign")
-    assert len(campaign["scenarios"]) == 4
-    path = out / "homm3-conflux" / f"campaign-{campaign['id']}.pdf"
-    pages = page_texts(path)
-    with pdfplumber.open(path) as pdf:  # in reading position: each entry and its page number on one line
-        contents = flat(pdf.pages[0].extract_text() or "")
-    assert "Contents" in contents
-    names = [by_id(loaded, s)["name"] for s in campaign["scenarios"]]
-    positions = [contents.index(f"{i}. {name}") for i, name in enumerate(names, 1)]
-    assert positions == sorted(positions)
-    # the table of contents points at the page where each scenario sheet starts
-    for i, name in enumerate(names, 1):
-        listed = int(re.search(rf"{i}\. {re.escape(name)}[ .]*?(\d+)", contents).group(1))  # type: ignore[union-attr]
-        assert pages[listed - 1].startswith(f"{i}. {name}")
-        assert f"page {listed} of {len(pages)}" in pages[listed - 1]
-    body = " ".join(pages[1:])
-    assert [body.index(f"{i}. {name}") for i, name in enumerate(names, 1)] == sorted(
-        body.index(f"{i}. {name}") for i, name in enumerate(names, 1)
+    texts = pages(out / "aids" / "units.pdf")
+    assert len(texts) == 2 and texts[0].endswith("page 1 of 1") and texts[1].endswith("page 1 of 1")
+    section = texts[1]  # a section: a new page, its title in the header, numbered on its own
+    assert section.startswith("Reference Reference A table stored as data")
+    assert "Fire side Also fire Ember Imp Ash Drake Tide Crab" in section
+    assert "1. Draw a unit 2. Place it 3. Roll" in section
+    assert "Ember Imp has strength 2." in section and "Tide Crab has strength 3." in section
+    assert not list(out.rglob("*unit-line*"))  # a part sheet makes no PDF
+
+
+def test_booklet_toc_and_include(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = built
+    texts = pages(out / "campaign-the-long-war.pdf")
+    contents = texts[0]
+    entries = ["Campaign rules", "1. High Tide", "2. First Blood"]
+    assert [contents.index(e) for e in entries] == sorted(contents.index(e) for e in entries)
+    for entry in entries[1:]:
+        listed = int(re.search(rf"{re.escape(entry)}[ .]*?(\d+)", contents).group(1))  # type: ignore[union-attr]
+        assert texts[listed - 1].startswith(entry), (entry, listed)
+        assert f"page {listed} of {len(texts)}" in texts[listed - 1]  # numbered through the booklet
+    # each included scenario sheet brings its blocks, with its own record
+    assert "Flood the board" in " ".join(texts) and "Shuffle the unit tokens" in " ".join(texts)
+
+
+def test_generic_sheet_prints_every_field_and_names(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    out, _ = built
+    text = " ".join(pages(out / "sheets" / "toy.note.pdf"))
+    assert "About imps" in text and "Imps are small." in text and "Ember Imp" in text
+    assert "ember-imp" not in text
+
+
+def test_check_locates_sheet_problems(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    sheets = project / "sheets"
+    (sheets / "loop-a.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: A\nblocks:\n  - type: include\n    sheet: loop-b\n"
     )
-    for rule in campaign["rules"]:
-        assert rule["title"] in body
-
-
-# --------------------------------------------------------------------------- aids
-
-
-def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
-    out, _ = built
-    aids = {
-        "homm3-conflux/aids/combat-tokens.pdf": ["homm3.combat-token"],
-        "homm3-conflux/aids/map-locations-and-tokens.pdf": ["homm3.map-location", "homm3.token"],
-        "homm4/aids/reference-tables.pdf": ["homm4.table"],
-        "mage-knight/aids/possessed-enemies.pdf": ["mk.possessed-enemy"],
-        "mage-knight/aids/faction-tokens.pdf": ["mk.faction", "mk.faction-token"],
-        "mage-knight/aids/quests.pdf": ["mk.quest", "mk.quest-marker"],
-    }
-    for name, kinds in aids.items():
-        text = pdf_text(out / name)
-        for kind in kinds:
-            found = records(loaded, kind)
-            assert found, kind
-            for record in found:
-                assert record["name"] in text, f"{name}: {record['name']}"
-                for ref_name in referenced(loaded, record).values():
-                    assert ref_name in text, f"{name}: {record['id']} names {ref_name}"
-                for key in ("effect", "rule", "placed_when", "removed_when", "faq"):
-                    if isinstance(record.get(key), str):
-                        assert plain(record[key]) in text, f"{name}: {record['id']} {key}"
-    tables = pdf_text(out / "homm4/aids/reference-tables.pdf")
-    for record in records(loaded, "homm4.table"):
-        for column in record["table"]["columns"]:
-            assert column in tables
-        for row in record["table"]["rows"]:
-            for cell in row:
-                if cell is not None:
-                    assert plain(str(cell)) in tables, (record["id"], cell)
-    possessed = pdf_text(out / "mage-knight/aids/possessed-enemies.pdf")
-    total = sum(r.get("copies", 1) for r in records(loaded, "mk.possessed-enemy"))
-    assert f"{total} tokens in all" in possessed
-
-
-def test_combat_tokens_are_drawn_through_the_hook(loaded: LoadedProject, tmp_path: Path) -> None:
-    calls: list[tuple[str, float]] = []
-
-    def hook(canvas: Any, record: dict[str, Any], x: float, y: float, size: float) -> bool:
-        calls.append((record["id"], size))
-        canvas.setFillColorRGB(1, 0, 0)
-        canvas.circle(x + size / 2, y + size / 2, size / 2, fill=1)
-        return True
-
-    sheets.draw_token = hook
-    try:
-        results = sheets.build_sheets(loaded, tmp_path, "a4", Manifest(tmp_path))
-    finally:
-        sheets.draw_token = None
-    drawn = {rid for rid, _size in calls}
-    assert {r["id"] for r in records(loaded, "homm3.combat-token")} <= drawn
-    assert {r["id"] for r in records(loaded, "homm3.token")} <= drawn
-    assert all(size > 30 for _rid, size in calls)
-    assert all(r.problems == () for r in results)
-    # without the hook (or when it declines) the fallback circle prints the token's name inside
-    sheets.draw_token = lambda *args: False
-    try:
-        out = tmp_path / "fallback"
-        sheets.build_sheets(loaded, out, "a4", Manifest(out))
-    finally:
-        sheets.draw_token = None
-    with pdfplumber.open(out / "homm3-conflux/aids/combat-tokens.pdf") as pdf:
-        words = [w["text"] for w in pdf.pages[0].extract_words() if w["x0"] < 130]
-    assert "Paralysis" in words
-
-
-# --------------------------------------------------------------------------- files
-
-
-def test_paper_sizes(
-    built: tuple[Path, list[sheets.SheetResult]], letter: tuple[Path, list[sheets.SheetResult]]
-) -> None:
-    for (_out, results), size in ((built, A4), (letter, LETTER)):
-        assert results
-        for result in results:
-            for page in PdfReader(result.path).pages:
-                box = page.mediabox
-                assert (float(box.width), float(box.height)) == pytest.approx(size, abs=0.01), result.path
-
-
-def test_fonts_are_embedded_dejavu_only(built: tuple[Path, list[sheets.SheetResult]]) -> None:
-    out, results = built
-    seen: set[str] = set()
-    for result in results:
-        for page in PdfReader(result.path).pages:
-            fonts = page["/Resources"].get_object()["/Font"].get_object()
-            for ref in fonts.values():
-                font = ref.get_object()
-                name = str(font["/BaseFont"])
-                seen.add(name.split("+")[-1])
-                descriptor = font["/FontDescriptor"].get_object()
-                assert "/FontFile2" in descriptor, f"{result.path.name}: {name} not embedded"
-    assert seen and all(name.startswith("DejaVuSans") for name in seen), seen
-
-
-def test_builds_are_byte_identical(
-    loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]], tmp_path: Path
-) -> None:
-    out, results = built
-    again = sheets.build_sheets(load(), tmp_path, "a4", Manifest(tmp_path))
-    assert [r.path.relative_to(tmp_path) for r in again] == [r.path.relative_to(out) for r in results]
-    for first, second in zip(results, again, strict=True):
-        assert first.path.read_bytes() == second.path.read_bytes(), first.path.name
-
-
-def test_second_build_skips_unchanged_and_rebuilds_changed(
-    built: tuple[Path, list[sheets.SheetResult]], tmp_path: Path
-) -> None:
-    out, results = built
-    assert (out / MANIFEST).is_file()
-    stamps = {r.path: r.path.stat().st_mtime_ns for r in results}
-    second = sheets.build_sheets(load(), out, "a4", Manifest(out))
-    assert [r.written for r in second] == [False] * len(results)
-    assert {r.path: r.path.stat().st_mtime_ns for r in second} == stamps
-    # a change to one scenario rebuilds its sheet and the booklet, nothing else
-    changed = load()
-    by_id(changed, "hard-place")["victory"][0]["text"] = "Defeat both Enemy Armies before round 9."
-    third = sheets.build_sheets(changed, out, "a4", Manifest(out))
-    written = {r.path.name for r in third if r.written}
-    assert written == {"hard-place.pdf", "campaign-masters-of-the-elements.pdf"}
-    assert "before round 9" in pdf_text(out / "homm3-conflux/setup/hard-place.pdf")
-    # a change to a referenced record (a name) rebuilds the sheets that print it
-    renamed = load()
-    by_id(renamed, "magic-arrow")["name"] = "Magic Arrow (renamed)"
-    fourth = sheets.build_sheets(renamed, out, "a4", Manifest(out))
-    rebuilt = {r.path.name for r in fourth if r.written}
-    assert "troubled-walking-on-clouds.pdf" in rebuilt and "one-bad-day.pdf" not in rebuilt
-    # force rebuilds everything; restore the fixture's files for the other tests
-    final = sheets.build_sheets(load(), out, "a4", Manifest(out), force=True)
-    assert all(r.written for r in final)
-
-
-def test_text_too_long_is_a_problem_naming_the_record(tmp_path: Path) -> None:
-    broken = load()
-    by_id(broken, "deluge")["timed_events"][0]["effects"][0]["text"] = "Far too long. " * 3000
-    results = sheets.build_sheets(broken, tmp_path, "a4", Manifest(tmp_path))
-    (deluge,) = [r for r in results if r.path.name == "deluge.pdf"]
-    assert not deluge.written and not deluge.path.exists()
-    (message,) = deluge.problems
-    assert "'deluge'" in message and "/timed_events/0/effects/0/text" in message
-    assert "scenarios.json" in message
-    assert all(r.written and not r.problems for r in results if r is not deluge)
-    # a long free paragraph is not clipped either: it flows onto more pages
-    flowing = load()
-    by_id(flowing, "deluge")["victory"][0]["text"] = "Hold the Town. " * 1200
-    (result,) = [
-        r for r in sheets.build_sheets(flowing, tmp_path, "a4", Manifest(tmp_path)) if r.path.name == "deluge.pdf"
-    ]
-    assert result.written and result.problems == ()
-    assert len(PdfReader(result.path).pages) >= 3
-    assert pdf_text(result.path).count("Hold the Town.") == 1200
-
-
-def test_unsplittable_block_is_reported_not_raised() -> None:
-    sheets.fonts.register_bundled()
-    loaded = load()
-    origin = sheets.Origin("cards/x.json", "some-token", "/faces")
-
-    def make() -> sheets.Story:
-        ctx = sheets.Context(loaded, {})
-        story = sheets.Story(ctx, sheets.make_styles(), 500, 700)
-        story.sheet("Too big")
-        story.flow.append(sheets.Mark(origin=origin))
-        story.flow.append(sheets.TokenDrawing({"name": "Huge"}, 2000, story.s.token, ""))
-        return story
-
-    with pytest.raises(sheets.SheetOverflow, match=r"record 'some-token' field /faces"):
-        sheets.render_pdf(make, sheets.PAPERS["a4"], "Too big", "game")
-
-
-def test_missing_reference_is_reported_and_rebuilt(tmp_path: Path) -> None:
-    broken = load()
-    by_id(broken, "deluge")["victory"][0]["refs"] = ["no-such-card"]
-    results = sheets.build_sheets(broken, tmp_path, "a4", Manifest(tmp_path))
-    (deluge,) = [r for r in results if r.path.name == "deluge.pdf"]
-    assert deluge.written
-    assert deluge.problems == (
-        "cards/homm3-conflux/scenarios.json: record 'deluge' field /victory/0/refs/0: 'no-such-card' names no "
-        "record; printed as its id (run pnp check)",
+    (sheets / "loop-b.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: B\nblocks:\n  - type: include\n    sheet: loop-a\n"
     )
-    again = sheets.build_sheets(broken, tmp_path, "a4", Manifest(tmp_path))
-    (deluge,) = [r for r in again if r.path.name == "deluge.pdf"]
-    assert deluge.written and deluge.problems  # not recorded as fresh: reported again
+    (sheets / "kind.yaml").write_text("document: per-record\nkind: toy.unitt\ntitle: X\nblocks: []\n")
+    (sheets / "bad.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: X\nblocks:\n  - type: heading\n    txt: Oops\n"
+    )
+    (sheets / "field.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: X\nblocks:\n  - type: text\n    text: '{{ nmae }}'\n"
+    )
+    done = pnp(project, "check")
+    out = done.stdout
+    assert done.returncode == 1, out
+    assert re.search(r"sheets/loop-a\.yaml:6:12: error\[sheet-cycle\]: .*loop-a -> loop-b -> loop-a", out), out
+    assert re.search(
+        r"sheets/kind\.yaml:2:7: error\[sheet-unknown-kind\]: .*'toy\.unitt'.*did you mean 'toy\.unit'", out
+    )
+    assert re.search(r"sheets/bad\.yaml:6:5: error\[sheet-error\]: heading block: .*'txt'", out), out
+    assert re.search(r"sheets/field\.yaml:6:11: error\[unknown-sheet-field\]: .*'nmae'.*did you mean 'name'", out), out
+    assert re.search(r"cards/notes\.json:3:11: warning\[generic-sheet\]: kind 'toy\.note'", out), out
 
 
-def test_unknown_paper_is_refused(loaded: LoadedProject, tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="a4"):
-        sheets.build_sheets(loaded, tmp_path, "b7", Manifest(tmp_path))
-    assert not any(tmp_path.iterdir())
+def test_text_that_cannot_fit_is_located_at_the_block(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    scenarios = project / "cards" / "scenarios.json"
+    scenarios.write_text(scenarios.read_text().replace("Event number 7:", "Event number 7: " + "very long " * 3000))
+    done = pnp(project, "build")
+    assert done.returncode == 1
+    line = next(x for x in done.stdout.splitlines() if "text-overflow" in x)
+    setup = (project / "sheets" / "setup.yaml").read_text().splitlines()
+    row = next(i for i, x in enumerate(setup, 1) if "r.event" in x)
+    assert line.startswith(f"sheets/setup.yaml:{row}:"), line
+    assert "record 'first-blood'" in line and "r.event" in line, line
+    assert not (project / "output" / "toy" / "setup" / "first-blood.pdf").exists()
+    checked = pnp(project, "check", "--render")  # pnp check promises what pnp build delivers
+    assert checked.returncode == 1 and line in checked.stdout.splitlines(), checked.stdout
+
+
+def test_incremental_and_deterministic(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    assert pnp(project, "build").returncode == 0
+    target = project / "output" / "toy" / "aids" / "units.pdf"
+    first = target.read_bytes()
+    again = pnp(project, "build")
+    assert "0 written" in again.stdout + again.stderr, again.stdout
+    sheet = project / "sheets" / "units.yaml"
+    sheet.write_text(sheet.read_text().replace("title: Units by element", "title: Units by their element"))
+    changed = pnp(project, "build")
+    assert "units.pdf" in changed.stdout + changed.stderr
+    assert "Units by their element" in pages(target)[0]
+    notes = project / "cards" / "notes.json"  # read through records_of('toy.note'): an input too
+    notes.write_text(notes.read_text().replace("About imps", "On imps"))
+    rebuilt = pnp(project, "build")
+    assert "units.pdf" in rebuilt.stderr and "first-blood.pdf" not in rebuilt.stderr
+    assert "Notes: On imps" in pages(target)[0]
+    notes.write_text(notes.read_text().replace("On imps", "About imps"))
+    sheet.write_text(sheet.read_text().replace("title: Units by their element", "title: Units by element"))
+    assert pnp(project, "build", "--force").returncode == 0
+    assert target.read_bytes() == first

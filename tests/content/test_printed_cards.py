@@ -47,7 +47,7 @@ EDITORIAL = (
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the bundled project, built and exported for a print shop (one card face per page)."""
     project = tmp_path_factory.mktemp("bundled")
-    for name in ("cards", "schemas", "layouts"):
+    for name in ("cards", "schemas", "layouts", "sheets"):
         shutil.copytree(ROOT / name, project / name)
     shutil.copy(ROOT / "pnp.toml", project / "pnp.toml")
     for command in (["build"], ["export", "printshop"]):

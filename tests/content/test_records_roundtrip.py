@@ -26,7 +26,7 @@ def spreadsheet_project(tmp: Path, fmt: str) -> Path:
     """A copy of the repository's project whose cards/ holds one spreadsheet per kind, exported by pnp."""
     project = tmp / fmt
     project.mkdir()
-    for name in ("pnp.toml", "schemas", "layouts"):
+    for name in ("pnp.toml", "schemas", "layouts", "sheets"):
         source = ROOT / name
         (shutil.copytree if source.is_dir() else shutil.copy)(source, project / name)
     done = pnp("export", "records", "--format", fmt, "-o", str(project / "cards"), cwd=ROOT)

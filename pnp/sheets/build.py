@@ -1,0 +1,417 @@
+"""Plan and build every sheet file's PDFs, and a generic reference sheet for uncovered kinds.
+
+Files are written atomically, skipped when their inputs (the sheet files, the records they read,
+icons, the card layouts they draw, this package, the paper) are unchanged, and byte-identical
+for identical input (reportlab's invariant mode). Text taller than a page is an error located at
+the sheet block, naming the record and field; that file is not written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reportlab import rl_config
+from reportlab.lib.pagesizes import A4, LETTER
+from reportlab.platypus import Flowable
+
+from pnp import fonts
+from pnp.output import Manifest, atomic_write, digest
+from pnp.problems import Finding, Problem
+from pnp.records import RecordFile
+from pnp.render import Icon, make_icons
+from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope
+from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
+from pnp.sheets.spec import SheetFile, SheetSet, schema_labels, walk_blocks
+from pnp.xrefs import values_at
+
+if TYPE_CHECKING:
+    from pnp.check import LoadedProject
+
+PAPERS: dict[str, tuple[float, float]] = {"a4": A4, "letter": LETTER}
+MAX_OUTPUTS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class SheetResult:
+    """One output file: where, whether it was (re)written, and the located problems met."""
+
+    path: Path
+    written: bool
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One PDF to make: the sheet, the scope its templates read, the records it depends on."""
+
+    path: Path
+    sheet: SheetFile
+    scope: Scope
+    records: tuple[dict[str, Any], ...]
+    title: str
+    footer: str
+
+
+def paper_size(paper: str) -> tuple[float, float]:
+    """'a4' or 'letter' (and whatever else `pnp build` accepts: a3, legal, 210x297mm)."""
+    key = paper.lower().strip()
+    if key in PAPERS:
+        return PAPERS[key]
+    from pnp.impose import parse_paper
+
+    try:
+        width, height = parse_paper(paper)
+    except Exception as err:  # ImpositionError: its message says what is accepted
+        raise ValueError(str(err)) from None
+    return float(width), float(height)
+
+
+def generic_sheet(kind: str, title: str) -> SheetFile:
+    """Every record of a kind, every field, references by name: for a kind with no sheet file."""
+    data: dict[str, Any] = {
+        "document": "collection",
+        "kinds": [kind],
+        "output": "{game}/sheets/" + kind + ".pdf",
+        "title": title,
+        "subtitle": "Every record of " + kind + " (generic reference sheet: add a sheet file to lay it out)",
+        "blocks": [
+            {"type": "repeat", "over": "records", "as": "item", "blocks": [
+                {"type": "heading", "level": 3, "text": "{{ item.name or item.id }}"},
+                {"type": "fields", "record": "item"},
+            ]},
+        ],
+    }  # fmt: skip
+    source = RecordFile(Path(f"<generic sheet for {kind}>"), f"<generic sheet for {kind}>", b"", [data], False)
+    return SheetFile(f"generic-{kind}", source, data)
+
+
+class Planner:
+    """Turns sheet files into outputs: which records, which paths, which titles."""
+
+    def __init__(self, loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Drawer) -> None:
+        self.loaded = loaded
+        self.sheets = sheets
+        self.out_dir = out_dir
+        self.drawer = drawer
+        self.problems: list[tuple[SheetFile, Finding]] = []
+
+    def records(self, sheet: SheetFile, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+        found = [r for kind in kinds for _f, _i, r in self.loaded.records(kind) if isinstance(r, dict)]
+        data = sheet.data
+        if "where" in data:
+            found = [r for r in found if self.drawer.expr(sheet, "/where", data["where"], record_scope(r, "", sheet))]
+        sort = data.get("sort")
+        keys = [sort] if isinstance(sort, str) else list(sort or [])
+        for key in reversed(keys):
+            name, descending = key.lstrip("-"), key.startswith("-")
+            present = [r for r in found if r.get(name) is not None]
+            present.sort(key=_field_key(name), reverse=descending)
+            found = present + [r for r in found if r.get(name) is None]
+        return found
+
+    def plan(self, sheet: SheetFile) -> list[Output]:
+        data = sheet.data
+        kinds = sheet.kinds
+        if not all(kind in self.loaded.schemas.kind_uri for kind in kinds):
+            return []  # pnp check reports the unknown kind
+        project = self.loaded.project
+        game = project.game(str(data.get("game") or kinds[0]) + ".")
+        found = self.records(sheet, kinds)
+        outputs: list[Output] = []
+        if data["document"] == "collection":
+            if not found:
+                return []
+            scope: Scope = {"records": found, "game": game.title, "__sheet__": sheet.name}
+            outputs.append(self.output(sheet, scope, found, {"game": game.folder, "name": sheet.name, "id": sheet.name,
+                                                              "kind": kinds[0]}, game.title))  # fmt: skip
+            return outputs
+        for record in found[:MAX_OUTPUTS]:
+            scope = record_scope(record, game.title, sheet)
+            listed: list[dict[str, Any]] = []
+            if data["document"] == "record-with-list":
+                ids = record.get(str(data["list"])) or []
+                listed = [r for r in (self.drawer.lookup(i) for i in ids if isinstance(i, str)) if r is not None]
+                scope["items"] = listed
+            outputs.append(
+                self.output(sheet, scope, [record, *listed],
+                            {"game": game.folder, "id": str(record.get("id")), "name": sheet.name,
+                             "kind": str(record.get("kind"))}, game.title)
+            )  # fmt: skip
+        return outputs
+
+    def output(
+        self, sheet: SheetFile, scope: Scope, records: list[dict[str, Any]], names: dict[str, str], game: str
+    ) -> Output:
+        template = str(sheet.data.get("output", "{game}/sheets/{name}/{id}.pdf"))
+        relative = re.sub(r"\{(game|id|kind|name)\}", lambda m: names[m.group(1)], template)
+        path = (self.out_dir / relative).resolve()
+        if not path.is_relative_to(self.out_dir.resolve()) or ".." in Path(relative).parts:
+            path = self.out_dir / "sheets" / f"{sheet.name}-{names['id']}.pdf"
+            message = f"output {template!r} leads outside the output folder; written to {path.name} instead"
+            self.problems.append((sheet, Finding("sheet-error", message, "/output")))
+        title = self.drawer.text(sheet, "/title", sheet.data["title"], scope)
+        footer = self.drawer.text(sheet, "/footer", sheet.data["footer"], scope) if "footer" in sheet.data else game
+        # records a template looks up by kind (records_of('KIND')) are inputs too
+        looked_up = [r for kind in _kinds_looked_up(sheet, self.sheets) for r in self.drawer.records_of(kind)]
+        depends = tuple(_dependencies(self.drawer.lookup, [*records, *looked_up]))
+        return Output(path, sheet, scope, depends, title, footer)
+
+
+def _kinds_looked_up(sheet: SheetFile, sheets: SheetSet) -> list[str]:
+    """Kinds named in records_of('...') by this sheet or any sheet it may include."""
+    seen: dict[str, SheetFile] = {}
+    todo = [sheet]
+    while todo:
+        current = todo.pop()
+        if current.name in seen:
+            continue
+        seen[current.name] = current
+        for _pointer, block in walk_blocks(current.data.get("blocks"), "/blocks"):
+            target = sheets.sheets.get(str(block.get("sheet"))) if block.get("type") == "include" else None
+            if target is not None:
+                todo.append(target)
+    text = json.dumps([s.data for s in seen.values()])
+    return sorted(set(re.findall(r"records_of\(\s*['\"]([^'\"]+)['\"]", text)))
+
+
+def _field_key(name: str) -> Callable[[dict[str, Any]], tuple[int, Any]]:
+    return lambda record: _sort_key(record.get(name))
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    if isinstance(value, bool):
+        return (0, int(value))
+    if isinstance(value, (int, float)):
+        return (0, value)
+    return (1, str(value))
+
+
+def _dependencies(lookup: Callable[[str], dict[str, Any] | None], records: list[dict[str, Any]]) -> list[Any]:
+    """The records and every record any of their string values names (names, codes drawn from them)."""
+    out: list[Any] = []
+    seen: set[str] = set()
+
+    def strings(node: Any) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [s for v in node.values() for s in strings(v)]
+        if isinstance(node, list):
+            return [s for v in node for s in strings(v)]
+        return []
+
+    for record in records:
+        rid = str(record.get("id"))
+        if rid not in seen:
+            seen.add(rid)
+            out.append(record)
+        for value in strings(record):
+            if value in seen:
+                continue
+            target = lookup(value)
+            if target is not None:
+                seen.add(value)
+                out.append(target)
+    return out
+
+
+def _icons(loaded: LoadedProject) -> tuple[dict[str, Icon], list[Path]]:
+    from pnp.check import load_icon_specs
+
+    path = loaded.project.layouts / "icons.json"
+    specs = load_icon_specs(loaded.project)
+    return make_icons(specs), [path] if path.is_file() else []
+
+
+def make_drawer(
+    loaded: LoadedProject, sheets: SheetSet, pagesize: tuple[float, float], hook: CardHook | None
+) -> Drawer:
+    index = loaded.index
+    schemas = loaded.schemas
+
+    def lookup(rid: str) -> dict[str, Any] | None:
+        entry = index.first.get(rid) if isinstance(rid, str) else None
+        if entry is None:
+            return None
+        record = entry[1].records[entry[2]]
+        return record if isinstance(record, dict) else None
+
+    from_schema: dict[str, dict[str, dict[str, str]]] = {}
+
+    def labels(where: str, field_name: str) -> dict[str, str]:
+        sheet_name, kind = where.split("\n", 1)
+        out: dict[str, str] = {}
+        if kind in schemas.kind_uri:
+            if kind not in from_schema:
+                from_schema[kind] = schema_labels(schemas, kind)
+            out.update(from_schema[kind].get(field_name, {}))
+        sheet = sheets.sheets.get(sheet_name)
+        if sheet is not None:
+            out.update((sheet.data.get("labels") or {}).get(field_name, {}))
+        return out
+
+    def refs(record: dict[str, Any]) -> set[str]:
+        kind = record.get("kind")
+        if not isinstance(kind, str) or kind not in schemas.kind_uri:
+            return set()
+        return {p for site in schemas.sites(kind) if site.what == "ref" for p, _v in values_at(record, site.path, "")}
+
+    def records_of(kind: str) -> list[dict[str, Any]]:
+        return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
+
+    icons, _files = _icons(loaded)
+    return Drawer(
+        sheets=sheets, styles=make_styles(), width=pagesize[0] - 2 * MARGIN_X,
+        height=pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM, lookup=lookup, icons=icons, labels=labels,
+        root=loaded.project.root.resolve(), draw_card=hook, refs=refs, records_of=records_of,
+    )  # fmt: skip
+
+
+def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Drawer) -> tuple[list[Output], Planner]:
+    """Outputs of every sheet file, then a generic sheet for each x-card false kind no sheet covers."""
+    planner = Planner(loaded, sheets, out_dir, drawer)
+    outputs: list[Output] = []
+    covered: set[str] = set()
+    for sheet in sheets.sheets.values():
+        covered.update(sheet.kinds)
+        if not sheet.data.get("part"):
+            outputs.extend(planner.plan(sheet))
+    for kind in uncovered_kinds(loaded, covered):
+        title = str(loaded.schemas.docs[loaded.schemas.kind_uri[kind]].get("title") or kind)
+        generic = generic_sheet(kind, title)
+        sheets.sheets[generic.name] = generic
+        outputs.extend(planner.plan(generic))
+    return outputs, planner
+
+
+def uncovered_kinds(loaded: LoadedProject, covered: set[str]) -> list[str]:
+    """Kinds printed on sheets ("x-card": false), with records, that no sheet file lists."""
+    schemas = loaded.schemas
+    return [
+        kind
+        for kind in sorted(loaded.index.files_by_kind)
+        if kind in schemas.kind_uri and not schemas.is_card(kind) and kind not in covered
+    ]
+
+
+def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> bytes | None:
+    """Lay out one output; None when a block is taller than a page (a problem is recorded)."""
+    sheet = output.sheet
+
+    def make() -> list[Flowable]:
+        drawer.sections = 0
+        drawer.problems.clear()
+        header = drawer.text(sheet, "/header", sheet.data["header"], output.scope) if "header" in sheet.data else None
+        if sheet.data.get("print_title", True):
+            subtitle = drawer.text(sheet, "/subtitle", sheet.data.get("subtitle", ""), output.scope)
+            start = drawer.section(output.title, subtitle, False, _where(output), True)
+            if header:
+                start[0].header = header
+        else:  # the sections print their own titles; the first starts on page 1
+            start = [Mark(header=header or output.title, where=_where(output))]
+            drawer.fresh = True
+        return start + drawer.blocks(sheet, sheet.data["blocks"], "/blocks", output.scope)
+
+    make()
+    if any(f.code == "text-overflow" for _s, f in drawer.problems):
+        return None
+    found = list(drawer.problems)
+    try:
+        data = render_pdf(
+            make, pagesize, output.title, output.footer,
+            per_section=sheet.data.get("numbering", "sheet") == "sheet", toc=drawer.toc,
+        )  # fmt: skip
+    except TooTall as err:
+        where = err.where
+        rid = where.rid if where else record_id(output.scope)
+        drawer.problems[:] = found
+        drawer.problems.append(
+            (sheet, Finding("text-overflow", f"record {rid!r}: a block of this sheet is taller than a page and "
+                            "cannot be split; shorten the text", where.pointer if where else "/blocks"))
+        )  # fmt: skip
+        return None
+    finally:
+        drawer.toc = False
+    return data
+
+
+def _where(output: Output) -> Where:
+    return Where("/title", record_id(output.scope))
+
+
+def build_sheets(
+    loaded: LoadedProject,
+    out_dir: Path,
+    paper: str,
+    manifest: Manifest,
+    force: bool = False,
+    draw_card: CardHook | None = None,
+    card_inputs: tuple[Path, ...] = (),
+) -> list[SheetResult]:
+    """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring."""
+    pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
+    fonts.register_bundled()
+    rl_config.invariant = 1
+    project = loaded.project
+    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    drawer = make_drawer(loaded, sheets, pagesize, draw_card)
+    _icons_map, icon_files = _icons(loaded)
+    sources = sorted(Path(__file__).resolve().parent.glob("*.py"))
+    outputs, planner = plan_all(loaded, sheets, out_dir, drawer)
+    results: list[SheetResult] = []
+    setup_problems = [_locate(s, f) for s, f in planner.problems]
+    for output in outputs:
+        files = [*sources, *icon_files, *card_inputs, *sheets.paths]
+        key = digest("sheets", paper, str(output.path), output.sheet.data, output.records, files=files)
+        if not force and manifest.fresh(output.path, key):
+            results.append(SheetResult(output.path, False, ()))
+            continue
+        drawer.problems.clear()
+        data = build_one(drawer, output, pagesize)
+        problems = tuple(dict.fromkeys(_locate(s, f) for s, f in drawer.problems))
+        if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
+            results.append(SheetResult(output.path, False, problems))
+            continue
+        atomic_write(output.path, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
+        if not problems:
+            manifest.record(output.path, key)
+        results.append(SheetResult(output.path, True, problems))
+    if setup_problems and results:
+        first = results[0]
+        results[0] = SheetResult(first.path, first.written, (*first.problems, *setup_problems))
+    manifest.save()
+    return results
+
+
+def render_findings(
+    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None
+) -> list[tuple[RecordFile, Finding]]:
+    """`pnp check --render`: lay out every sheet in memory; what `pnp build` would report."""
+    pagesize = paper_size(paper)
+    fonts.register_bundled()
+    rl_config.invariant = 1
+    project = loaded.project
+    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    drawer = make_drawer(loaded, sheets, pagesize, draw_card)
+    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), drawer)
+    found = [(s.source, f) for s, f in planner.problems]
+    for output in outputs:
+        drawer.problems.clear()
+        build_one(drawer, output, pagesize)
+        found.extend((s.source, f) for s, f in drawer.problems)
+    unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
+    return list(unique.values())
+
+
+def _locate(sheet: SheetFile, finding: Finding) -> Problem:
+    if not sheet.source.raw:  # a generic sheet: no file to point into
+        return Problem(sheet.source.display, 1, 1, finding.pointer, finding.code, "error", finding.message)
+    return sheet.source.locate(finding)
+
+
+__all__ = ["SheetResult", "build_sheets", "humanize", "paper_size"]
