@@ -330,10 +330,18 @@ def export_gallery(dpi: int, with_errors: bool, force: bool, fmt: str, project_d
 
 @cli.command()
 @click.option("--serve", is_flag=True, help="Also serve the live proof page (on 127.0.0.1 unless --host is given).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port of the proof page (0: any free port).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port of the proof page (0: any free port).",
+)
 @click.option("--host", default=None, help="Interface to serve on (default 127.0.0.1: this machine only).")
 @click.option("--no-build", is_flag=True, help="Check and preview only; write no outputs.")
-@click.option("--dpi", type=click.IntRange(10, 300), default=100, show_default=True, help="Resolution of the preview images.")
+@click.option(
+    "--dpi", type=click.IntRange(10, 300), default=100, show_default=True, help="Resolution of the preview images."
+)
 @project_option
 def watch(serve: bool, port: int, host: str | None, no_build: bool, dpi: int, project_dir: Path | None) -> None:
     """Re-check and rebuild after every save; with --serve, a proof page that follows (see docs/preview.md)."""

@@ -154,7 +154,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
             while not server.stopping:
                 with preview.changed_event:
                     preview.changed_event.wait_for(
-                        lambda: server.stopping or preview.snapshot.generation != seen, KEEPALIVE_SECONDS
+                        lambda seen=seen: server.stopping or preview.snapshot.generation != seen,  # type: ignore[misc]
+                        KEEPALIVE_SECONDS,
                     )
                     snapshot = preview.snapshot
                 if server.stopping:

@@ -382,13 +382,12 @@ class Watcher:
     def classify(self, paths: Iterable[Path]) -> None:
         """Files that are not records, schemas or layouts (images, fonts): every face may change."""
         project = self.project
+        data = (project.records, project.schemas, project.layouts)
         for path in paths:
             if path == self.project_file:
                 self.project = load_project(explicit=self.project_file)
-                self.assets_stamp += 1
-            elif not any(path.is_relative_to(d) for d in (project.records, project.schemas, project.layouts)):
-                self.assets_stamp += 1
-            elif path.is_relative_to(project.layouts) and path.suffix not in (".json", ".yaml", ".yml"):
+            is_data = any(path.is_relative_to(d) for d in data) and path.suffix in (".json", ".yaml", ".yml")
+            if not is_data:
                 self.assets_stamp += 1
 
     def round(self, changed: Iterable[Path] = ()) -> None:
@@ -459,7 +458,7 @@ def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdo
         from pnp.serve import start_server
 
         server = start_server(watcher.preview, options.host, options.port)
-        host, port = server.server_address[:2]
+        host, port = str(server.server_address[0]), int(server.server_address[1])
         shown = f"[{host}]" if ":" in str(host) else host
         print(f"pnp watch: serving the proof page on http://{shown}:{port}/", file=sys.stderr, flush=True)
     stop = threading.Event()

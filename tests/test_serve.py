@@ -44,9 +44,9 @@ def watched(tmp_path: Path) -> Iterator[tuple[Path, WatchProcess]]:
         process.close()
 
 
-def shown(browser, key: str) -> tuple[str, Image.Image] | None:  # type: ignore[no-untyped-def]
+def shown(driver, key: str) -> tuple[str, Image.Image] | None:  # type: ignore[no-untyped-def]
     """The front image of a card as the page shows it: its URL and its pixels."""
-    found = browser.execute_script(PIXELS_JS, key)
+    found = driver.execute_script(PIXELS_JS, key)
     if not found:
         return None
     src, data_url = found
@@ -58,8 +58,8 @@ def near(pixel: tuple[int, ...], colour: tuple[int, int, int]) -> bool:
     return all(abs(a - b) <= 6 for a, b in zip(pixel, colour, strict=False))
 
 
-def problem_lines(browser) -> list[str]:  # type: ignore[no-untyped-def]
-    return browser.execute_script("return [...document.querySelectorAll('#problems li')].map(li => li.textContent)")
+def problem_lines(driver) -> list[str]:  # type: ignore[no-untyped-def]
+    return driver.execute_script("return [...document.querySelectorAll('#problems li')].map(li => li.textContent)")
 
 
 def test_page_follows_every_save(watched: tuple[Path, WatchProcess], browser) -> None:  # type: ignore[no-untyped-def] # noqa: F811

@@ -59,7 +59,9 @@ class WatchProcess:
         for line in stream:  # type: ignore[attr-defined]
             lines.append(line.rstrip("\n"))
 
-    def wait_for_line(self, pattern: str, start: int = 0, timeout: float = 30.0, stream: str = "stdout") -> re.Match[str]:
+    def wait_for_line(
+        self, pattern: str, start: int = 0, timeout: float = 30.0, stream: str = "stdout"
+    ) -> re.Match[str]:
         lines = self.stdout if stream == "stdout" else self.stderr
 
         def found() -> re.Match[str] | None:
