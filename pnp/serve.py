@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-from pnp.watch import Preview, Snapshot, locate, problem_line
+from pnp.watch import Preview, Snapshot, problem_line
 
 PAGE = Path(__file__).resolve().parent / "templates" / "preview.html"
 IMAGE_ROUTE = re.compile(r"/img/([0-9a-f]{64})\.png")
@@ -71,7 +71,6 @@ class PreviewServer(ThreadingHTTPServer):
 def model_of(snapshot: Snapshot) -> dict[str, Any]:
     cards = []
     for card in snapshot.cards:
-        where = locate(card.ref, "json-syntax", "")
         cards.append(
             {
                 "key": card.key,
@@ -79,7 +78,7 @@ def model_of(snapshot: Snapshot) -> dict[str, Any]:
                 "game": card.game,
                 "name": card.name,
                 "id": str(card.record.get("id", "")),
-                "where": f"{where.file}:{where.line}",
+                "where": f"{card.ref.display}:{card.line}",
                 "images": [
                     {"side": side, "url": f"/img/{digest}.png"}
                     for side, digest in zip(card.sides, card.digests, strict=True)

@@ -155,6 +155,24 @@ def rebuild_outputs(project: Project) -> tuple[list[Path], list[Problem]]:
     return list(result.written), list(result.problems)
 
 
+def record_lines(refs: list[RecordRef]) -> list[int]:
+    """The line each record starts on, counted in one pass per file (not one per record)."""
+    lines = [1] * len(refs)
+    by_file: dict[int, list[int]] = {}
+    for i, ref in enumerate(refs):
+        by_file.setdefault(id(ref.source), []).append(i)
+    for indices in by_file.values():
+        source = refs[indices[0]].source
+        text = source.text
+        offsets = sorted((source.offset_of(Finding("json-syntax", "", refs[i].pointer)), i) for i in indices)
+        line, last = 1, 0
+        for offset, i in offsets:
+            line += text.count("\n", last, offset)
+            last = offset
+            lines[i] = line
+    return lines
+
+
 def locate(ref: RecordRef, code: str, message: str) -> Problem:
     return ref.source.locate(Finding(code, message, ref.pointer))  # type: ignore[no-any-return]
 
@@ -177,6 +195,7 @@ class Card:
     game: str
     name: str
     ref: RecordRef
+    line: int
     record: dict[str, Any]
     extra: dict[str, Any]
     renderer: Any
@@ -215,6 +234,7 @@ class Preview:
         self.dpi = dpi
         self.snapshot = Snapshot(0, (), (), ())
         self.renderers: dict[str, Any] = {}
+        self._groups: dict[tuple[str, str], tuple[Any, list[Card]]] = {}  # (kind, file): cards, and what made them
         self._lookup: Callable[[str], dict[str, Any] | None] = lambda _id: None
         self.images: ImageCache = ImageCache()
         self.render_lock = threading.Lock()  # pdfium and shared renderers: one face at a time
@@ -235,36 +255,69 @@ class Preview:
         by_file: dict[str, list[Problem]] = {}
         for problem in problems:
             by_file.setdefault(problem.file, []).append(problem)
-        cards: list[Card] = []
-        seen_keys: dict[str, int] = {}
         renderers: dict[str, Any] = {}
+        layout_digests: dict[str, str] = {}
+        groups: dict[tuple[str, str], list[tuple[Any, RecordRef, dict[str, Any]]]] = {}
         for kind, layout, ref, record in card_records(checked):
-            layout_digest = _digest(layout.data, icons_digest, _uses_refs(layout) and _records_digest(checked))
+            groups.setdefault((kind, ref.display), []).append((layout, ref, record))
+        cards: list[Card] = []
+        cache: dict[tuple[str, str], tuple[Any, list[Card]]] = {}
+        for (kind, display), members in groups.items():
+            layout = members[0][0]
+            layout_digest = layout_digests.get(layout.name)
+            if layout_digest is None:
+                refs = _uses_refs(layout) and _records_digest(checked)
+                layout_digest = layout_digests[layout.name] = _digest(layout.data, icons_digest, refs)
             renderer = renderers.get(layout_digest) or self.renderers.get(layout_digest)
             if renderer is None:
                 renderer = new_renderer(checked, layout, self.lookup)
             renderers[layout_digest] = renderer
-            sides = ("front", "back") if renderer.has_back else ("front",)
-            try:
-                extras = face_copies(renderer, record) if layout.data.get("expand") else [{"copy": 1}]
-            except Exception:  # noqa: BLE001 - reported by the check or the build; show the plain face
-                extras = [{"copy": 1}]
-            for extra in extras:
-                suffix = "".join(f"~{k}={v}" for k, v in extra.items() if k != "copy")
-                base = f"{kind}:{record.get('id', ref.display + ref.pointer)}{suffix}"
-                n = seen_keys[base] = seen_keys.get(base, 0) + 1
-                key = base if n == 1 else f"{base}~{n}"
-                digests = tuple(_digest(layout_digest, record, extra, side) for side in sides)
-                game = checked.loaded.project.game(kind).title
-                name = str(record.get("name") or record.get("id") or key)
-                own = _problems_of(ref, by_file)
-                cards.append(Card(key, kind, game, name, ref, record, extra, renderer, sides, digests, own))
+            signature = (members[0][1].source.raw, layout_digest, tuple(by_file.get(display, ())))
+            before = self._groups.get((kind, display))
+            if before is not None and before[0] == signature:
+                group = before[1]  # the same bytes, layout and problems: the same cards
+            else:
+                group = self._cards_of(checked, kind, renderer, layout_digest, members, by_file)
+            cache[(kind, display)] = (signature, group)
+            cards.extend(group)
+        self._groups = cache
+        cards = _unique_keys(cards)
         self.renderers = renderers
         cards = self._keep_broken(cards, broken_files(checked), by_file)
         previous = {card.key: card.digests for card in self.snapshot.cards}
         changed = tuple(c.key for c in cards if previous.get(c.key) != c.digests) if self.snapshot.generation else ()
         by_digest = {d: (card, side) for card in cards for d, side in zip(card.digests, card.sides, strict=True)}
         return Snapshot(self.snapshot.generation + 1, tuple(cards), problems, changed, by_digest)
+
+    def _cards_of(
+        self,
+        checked: Checked,
+        kind: str,
+        renderer: Any,
+        layout_digest: str,
+        members: list[tuple[Any, RecordRef, dict[str, Any]]],
+        by_file: dict[str, list[Problem]],
+    ) -> list[Card]:
+        """The cards of one kind's records in one file."""
+        cards: list[Card] = []
+        lines = record_lines([ref for _, ref, _ in members])
+        game = checked.loaded.project.game(kind).title
+        sides = ("front", "back") if renderer.has_back else ("front",)
+        for (layout, ref, record), line in zip(members, lines, strict=True):
+            try:
+                extras = face_copies(renderer, record) if layout.data.get("expand") else [{"copy": 1}]
+            except Exception:  # noqa: BLE001 - reported by the check or the build; show the plain face
+                extras = [{"copy": 1}]
+            name = str(record.get("name") or record.get("id") or kind)
+            own = _problems_of(ref, by_file)
+            record_digest = _digest(layout_digest, record)
+            for extra in extras:
+                suffix = "".join(f"~{k}={v}" for k, v in extra.items() if k != "copy")
+                key = f"{kind}:{record.get('id', ref.display + ref.pointer)}{suffix}"
+                face = _digest(record_digest, extra) if suffix else record_digest
+                digests = tuple(hashlib.sha256(f"{face}/{side}".encode()).hexdigest() for side in sides)
+                cards.append(Card(key, kind, game, name, ref, line, record, extra, renderer, sides, digests, own))
+        return cards
 
     def _keep_broken(self, cards: list[Card], broken: set[str], by_file: dict[str, list[Problem]]) -> list[Card]:
         """Cards of a file that no longer parses stay as they were, with the file's problems."""
@@ -316,6 +369,18 @@ class Preview:
                     self.images.put(digest, data)
                 found.extend(locate(card.ref, code, f"{side}: {message}") for code, message in issues)
         return found
+
+
+def _unique_keys(cards: list[Card]) -> list[Card]:
+    """Cards whose records share an id (a problem of its own) get `~2`, `~3`... to stay apart on the page."""
+    from dataclasses import replace
+
+    seen: dict[str, int] = {}
+    unique = []
+    for card in cards:
+        n = seen[card.key] = seen.get(card.key, 0) + 1
+        unique.append(card if n == 1 else replace(card, key=f"{card.key}~{n}"))
+    return unique
 
 
 def _uses_refs(layout: Any) -> bool:
