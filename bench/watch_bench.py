@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_bench  # noqa: E402 - a sibling module: the same cards as the build benchmark
@@ -119,8 +120,8 @@ def front_url(port: int, key: str) -> str:
     return str(card["images"][0]["url"])
 
 
-def wait_for_round(port: int, key: str, ready: threading.Event, seen: dict[str, float]) -> None:
-    """Read /events until a round names `key` as changed; note when."""
+def wait_for_round(port: int, key: str, ready: threading.Event, seen: dict[str, Any]) -> None:
+    """Read /events until a round names `key` as changed; note when, and its new image (as the page does)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     conn.request("GET", "/events")
     response = conn.getresponse()
@@ -137,6 +138,7 @@ def wait_for_round(port: int, key: str, ready: threading.Event, seen: dict[str, 
                 continue
             if key in event["changed"]:
                 seen["event"] = time.perf_counter()
+                seen["url"] = next(c["images"][0]["url"] for c in event["cards"] if c["key"] == key)
                 conn.close()
                 return
 
@@ -153,7 +155,8 @@ def one_edit(root: Path, port: int, record_file: Path, index: int, kind: str, ki
     titles = [f"{a} {n}" for a in build_bench.ADJECTIVES for n in build_bench.NOUNS]
     record["title"] = next(t for t in titles if t != record["title"])  # as short as every title: it fits
     data = json.dumps(records, indent=2, ensure_ascii=False) + "\n"
-    ready, seen = threading.Event(), {}
+    ready = threading.Event()
+    seen: dict[str, Any] = {}
     listener = threading.Thread(target=wait_for_round, args=(port, key, ready, seen), daemon=True)
     listener.start()
     ready.wait(30)
@@ -163,9 +166,11 @@ def one_edit(root: Path, port: int, record_file: Path, index: int, kind: str, ki
     listener.join(60)
     if "event" not in seen:
         sys.exit("watch_bench: no round named the edited card")
-    new_url = front_url(port, key)
+    new_url = seen["url"]
     new_image = get(port, new_url)
     image_s = time.perf_counter() - start
+    if front_url(port, key) != new_url:
+        sys.exit(f"watch_bench: the event and the model disagree on the image of {key}")
     if new_url == old_url or new_image == old_image:
         sys.exit(f"watch_bench: the image of {key} did not change")
     pdf = pdfs[kind]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import socket
 import threading
+from collections.abc import Iterable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,11 +22,12 @@ from typing import Any
 
 import orjson
 
-from pnp.watch import Preview, Snapshot, problem_line
+from pnp.watch import Card, Preview, Snapshot, problem_line
 
 PAGE = Path(__file__).resolve().parent / "templates" / "preview.html"
 IMAGE_ROUTE = re.compile(r"/img/([0-9a-f]{64})\.png")
 KEEPALIVE_SECONDS = 15.0
+EVENT_CARDS = 64  # changed cards sent with a round's event; the page fetches the rest with the model
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
@@ -49,6 +51,7 @@ class PreviewServer(ThreadingHTTPServer):
         bound = self.server_address[1]
         names = {host, "127.0.0.1", "localhost", "[::1]"} if host in ("127.0.0.1", "::1", "localhost") else {host}
         self.allowed_hosts = {f"{name}:{bound}" for name in names} | names
+        self.views = CardViews()
         self._model: tuple[int, bytes] = (-1, b"")
         self._model_lock = threading.Lock()
 
@@ -56,8 +59,8 @@ class PreviewServer(ThreadingHTTPServer):
         """The page's model of the current snapshot, serialised once per round."""
         snapshot = self.preview.snapshot
         with self._model_lock:
-            if self._model[0] != id(snapshot):
-                self._model = (id(snapshot), orjson.dumps(model_of(snapshot)))
+            if self._model[0] != snapshot.generation:
+                self._model = (snapshot.generation, orjson.dumps(model_of(snapshot, self.views)))
             return self._model[1]
 
     def stop(self) -> None:
@@ -68,30 +71,61 @@ class PreviewServer(ThreadingHTTPServer):
         self.server_close()
 
 
-def model_of(snapshot: Snapshot) -> dict[str, Any]:
-    cards = []
-    for card in snapshot.cards:
-        cards.append(
-            {
-                "key": card.key,
-                "kind": card.kind,
-                "game": card.game,
-                "name": card.name,
-                "id": str(card.record.get("id", "")),
-                "where": f"{card.ref.display}:{card.line}",
-                "images": [
-                    {"side": side, "url": f"/img/{digest}.png"}
-                    for side, digest in zip(card.sides, card.digests, strict=True)
-                ],
-                "problems": [{"severity": p.severity, "line": problem_line(p)} for p in card.problems],
-                "stale": card.stale,
-            }
-        )
+def card_view(card: Card) -> dict[str, Any]:
+    """What the page knows of a card."""
+    return {
+        "key": card.key,
+        "kind": card.kind,
+        "game": card.game,
+        "name": card.name,
+        "id": str(card.record.get("id", "")),
+        "where": f"{card.ref.display}:{card.line}",
+        "images": [
+            {"side": side, "url": f"/img/{digest}.png"} for side, digest in zip(card.sides, card.digests, strict=True)
+        ],
+        "problems": [{"severity": p.severity, "line": problem_line(p)} for p in card.problems],
+        "stale": card.stale,
+    }
+
+
+class CardViews:
+    """Card views, made once per card object (rounds reuse the cards of unchanged files)."""
+
+    def __init__(self) -> None:
+        self._views: dict[int, tuple[Card, dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def of(self, cards: Iterable[Card], keep: bool = False) -> list[dict[str, Any]]:
+        with self._lock:
+            fresh: dict[int, tuple[Card, dict[str, Any]]] = {}
+            views = []
+            for card in cards:
+                known = self._views.get(id(card))
+                if known is None or known[0] is not card:
+                    known = (card, card_view(card))
+                fresh[id(card)] = known
+                views.append(known[1])
+            if keep:
+                self._views = fresh
+            return views
+
+
+def model_of(snapshot: Snapshot, views: CardViews) -> dict[str, Any]:
     return {
         "generation": snapshot.generation,
         "changed": list(snapshot.changed),
         "problems": [{"severity": p.severity, "line": problem_line(p)} for p in snapshot.problems],
-        "cards": cards,
+        "cards": views.of(snapshot.cards, keep=True),
+    }
+
+
+def event_of(snapshot: Snapshot, views: CardViews) -> dict[str, Any]:
+    """A round as announced: the changed cards themselves (so their images can be swapped at once)."""
+    keys = set(snapshot.changed[:EVENT_CARDS])
+    return {
+        "generation": snapshot.generation,
+        "changed": list(snapshot.changed),
+        "cards": views.of(card for card in snapshot.cards if card.key in keys),
     }
 
 
@@ -163,7 +197,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
                     self.wfile.write(b": keepalive\n\n")
                 else:
                     seen = snapshot.generation
-                    data = orjson.dumps({"generation": seen, "changed": list(snapshot.changed)})
+                    data = orjson.dumps(event_of(snapshot, server.views))
                     self.wfile.write(b"event: round\ndata: " + data + b"\n\n")
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
