@@ -50,7 +50,9 @@ class PreviewServer(ThreadingHTTPServer):
         self.page = PAGE.read_bytes()
         bound = self.server_address[1]
         names = {host, "127.0.0.1", "localhost", "[::1]"} if host in ("127.0.0.1", "::1", "localhost") else {host}
-        self.allowed_hosts = {f"{name}:{bound}" for name in names} | names
+        # bound to every interface on request: reached under any name, so no name is checked
+        wildcard = host in ("0.0.0.0", "::", "")
+        self.allowed_hosts: set[str] | None = None if wildcard else {f"{n}:{bound}" for n in names} | names
         self.views = CardViews()
         self._model: tuple[int, bytes] = (-1, b"")
         self._model_lock = threading.Lock()
@@ -143,7 +145,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         host = self.headers.get("Host")
-        if host is not None and host.lower() not in self.server.allowed_hosts:
+        allowed = self.server.allowed_hosts
+        if host is not None and allowed is not None and host.lower() not in allowed:
             self._send(HTTPStatus.FORBIDDEN, b"forbidden: this preview serves only its own address\n", "text/plain")
             return
         path = self.path.split("?", 1)[0]

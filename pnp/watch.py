@@ -443,6 +443,7 @@ class Watcher:
         self.preview = Preview(options.dpi)
         self.assets_stamp = 0
         self.last_lines: tuple[str, ...] | None = None
+        self.config_broken = False
 
     def classify(self, paths: Iterable[Path]) -> None:
         """Files that are not records, schemas or layouts (images, fonts): every face may change."""
@@ -450,10 +451,13 @@ class Watcher:
         data = (project.records, project.schemas, project.layouts)
         for path in paths:
             if path == self.project_file:
-                self.project = load_project(explicit=self.project_file)
+                self.config_broken = True  # read again below
             is_data = any(path.is_relative_to(d) for d in data) and path.suffix in (".json", ".yaml", ".yml")
             if not is_data:
                 self.assets_stamp += 1
+        if self.config_broken:
+            self.project = load_project(explicit=self.project_file)
+            self.config_broken = False
 
     def round(self, changed: Iterable[Path] = ()) -> None:
         """Check, publish the preview, then rebuild; print the round's problems."""
@@ -461,6 +465,7 @@ class Watcher:
             self.classify(changed)
             checked = load_and_check(self.project)
         except ConfigError as err:
+            self.config_broken = True  # until pnp.toml loads again, every round reads it first
             line = f"pnp watch: error: {err}"
             self._print((line,), 0, 0)
             self.preview.publish(_config_snapshot(self.preview.snapshot, err, self.project))
@@ -513,6 +518,22 @@ def watch_filter(project: Project) -> Callable[[Any, str], bool]:
     return accept
 
 
+def _guarded(round_: Callable[[Iterable[Path]], None], changed: Iterable[Path]) -> None:
+    """A round that fails on a bug in pnp says so in one line, and the watch goes on."""
+    import os
+
+    try:
+        round_(changed)
+    except Exception as err:  # noqa: BLE001 - the promise is: never a traceback, never an end on a save
+        if os.environ.get("PNP_DEBUG"):
+            raise
+        print(
+            f"pnp watch: internal error: {type(err).__name__}: {err} (set PNP_DEBUG=1 for a traceback, and please report it)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdout) -> int:
     """Watch until Ctrl-C (exit status 130). With `serve`, also serve the proof page."""
     from watchfiles import watch
@@ -528,10 +549,10 @@ def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdo
         print(f"pnp watch: serving the proof page on http://{shown}:{port}/", file=sys.stderr, flush=True)
     stop = threading.Event()
     try:
-        watcher.round()
+        _guarded(watcher.round, ())
         print("pnp watch: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
         for changes in watch(watcher.project.root, watch_filter=watch_filter(watcher.project), stop_event=stop):
-            watcher.round(Path(path) for _, path in changes)
+            _guarded(watcher.round, [Path(path) for _, path in changes])
     except KeyboardInterrupt:
         stop.set()
         if server is not None:

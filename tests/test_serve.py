@@ -180,3 +180,5 @@ def test_no_path_outside_the_routes_and_nothing_written(watched: tuple[Path, Wat
     status, _ = raw_get(port, "/", host="attacker.example")  # another site's name: DNS rebinding
     assert status == 403
     assert tree(project) == before  # read-only: nothing written into the project, no output/
+    assert process.interrupt() == 130
+    assert process.stderr[-1] == "pnp watch: stopped" and not any("Traceback" in line for line in process.stderr)

@@ -51,6 +51,16 @@ def test_watch_reports_clears_rebuilds_and_stops_on_ctrl_c(tmp_path: Path) -> No
         assert tokens_pdf.stat().st_mtime_ns == tokens_stamp  # the tokens did not change: not rewritten
         assert not any(": error[" in line for line in watch.stdout[start:]), watch.stdout[start:]
 
+        # a broken pnp.toml: one line, then back to normal when it is fixed
+        start = len(watch.stdout)
+        config = project / "pnp.toml"
+        good_config = config.read_text()
+        config.write_text(good_config.replace("[project]", "[project"))
+        watch.wait_for_line(r"^pnp watch: error: .*pnp\.toml: not valid TOML", start)
+        start = len(watch.stdout)
+        config.write_text(good_config)
+        watch.wait_for_line(SUMMARY + "0 errors, 0 warnings$", start)
+
         assert watch.interrupt() == 130
         assert not any("Traceback" in line for line in watch.stderr), watch.stderr
         assert watch.stderr[-1] == "pnp watch: stopped"
