@@ -30,8 +30,6 @@ import http.client
 import json
 import os
 import platform
-import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -43,6 +41,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import build_bench  # noqa: E402 - a sibling module: the same cards as the build benchmark
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from watchkit import WatchProcess  # noqa: E402 - the tests' `pnp watch` process, read line by line
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_IMAGE_S, TARGET_PDF_RATIO = 0.5, 5.0
@@ -69,36 +70,6 @@ def split_into_kinds(root: Path, kinds: int) -> list[str]:
     layout["kinds"] = names
     (root / "layouts" / f"{build_bench.KIND}.json").write_text(json.dumps(layout, indent=2) + "\n", encoding="utf-8")
     return names
-
-
-class Watch:
-    """The watch process; its output read in the background."""
-
-    def __init__(self, root: Path) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen(
-            [build_bench.tool("pnp"), "watch", "--serve", "--port", "0"],
-            cwd=root,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        self.stdout: list[str] = []
-        self.stderr: list[str] = []
-        for stream, lines in ((self.process.stdout, self.stdout), (self.process.stderr, self.stderr)):
-            threading.Thread(target=lambda s=stream, out=lines: out.extend(s), daemon=True).start()
-
-    def wait_for(self, lines: list[str], pattern: str, timeout: float) -> re.Match[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            for line in list(lines):
-                if found := re.search(pattern, line):
-                    return found
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.05)
-        sys.exit(f"watch_bench: no {pattern!r} from pnp watch: {''.join(self.stdout)[-2000:]} {''.join(self.stderr)}")
 
 
 def get(port: int, path: str) -> bytes:
@@ -204,10 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         full_s = time.perf_counter() - started
         if built.returncode != 0:
             sys.exit(f"watch_bench: pnp build failed: {built.stdout[-2000:]} {built.stderr[-2000:]}")
-        watch = Watch(root)
+        watch = WatchProcess(root, "--serve", "--port", "0")
         try:
-            port = int(watch.wait_for(watch.stderr, r"http://127\.0\.0\.1:(\d+)/", 120).group(1))
-            watch.wait_for(watch.stdout, r"records: 0 errors", 600)
+            port = int(watch.wait_for_line(r"http://127\.0\.0\.1:(\d+)/", timeout=120, stream="stderr").group(1))
+            watch.wait_for_line(r"records: 0 errors", timeout=600)
             time.sleep(1.0)
             times = []
             files = sorted((root / "cards").glob("cards-*.json"))
@@ -217,13 +188,11 @@ def main(argv: list[str] | None = None) -> int:
                 record_file = files[deck * per_kind + per_kind // 2]
                 times.append(one_edit(root, port, record_file, 17, kinds[deck], kinds))
                 print(f"edit {n + 1}: image {times[-1][0]:.3f} s, kind PDF {times[-1][1]:.2f} s", file=sys.stderr)
-            watch.process.send_signal(signal.SIGINT)
-            code = watch.process.wait(60)
+            code = watch.interrupt(60)
             if code != 130:
                 sys.exit(f"watch_bench: pnp watch ended with {code}, not 130")
         finally:
-            if watch.process.poll() is None:
-                watch.process.kill()
+            watch.close()
     image_s = statistics.median(t[0] for t in times)
     pdf_s = statistics.median(t[1] for t in times)
     ratio = full_s / pdf_s
