@@ -136,6 +136,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
     server_version = "pnp-preview"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    timeout = 60  # seconds a connection may sit idle (or half-sent) before it is dropped
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         """Quiet: the terminal shows the rounds' problems, not every request."""
@@ -184,6 +185,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
+        if self.command == "HEAD":
+            return
         preview, server = self.server.preview, self.server
         seen = -1
         try:

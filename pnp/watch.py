@@ -401,6 +401,7 @@ class ImageCache:
     def __init__(self, max_bytes: int = 256 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
         self._items: dict[str, bytes] = {}
+        self._total = 0
         self._lock = threading.Lock()
 
     def get(self, digest: str) -> bytes | None:
@@ -409,15 +410,15 @@ class ImageCache:
 
     def put(self, digest: str, data: bytes) -> None:
         with self._lock:
+            self._total += len(data) - len(self._items.pop(digest, b""))
             self._items[digest] = data
-            total = sum(len(v) for v in self._items.values())
-            while total > self.max_bytes and len(self._items) > 1:
-                oldest = next(iter(self._items))
-                total -= len(self._items.pop(oldest))
+            while self._total > self.max_bytes and len(self._items) > 1:
+                self._total -= len(self._items.pop(next(iter(self._items))))  # the oldest first
 
     def keep(self, digests: set[str]) -> None:
         with self._lock:
             self._items = {d: v for d, v in self._items.items() if d in digests}
+            self._total = sum(len(v) for v in self._items.values())
 
 
 # --- rounds and the watch loop -------------------------------------------------------------------

@@ -63,6 +63,9 @@ def problem_lines(driver) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_page_follows_every_save(watched: tuple[Path, WatchProcess], browser) -> None:  # type: ignore[no-untyped-def] # noqa: F811
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
     project, process = watched
     browser.get(process.url)
     wait_until(lambda: browser.execute_script("return document.querySelectorAll('figure.card').length") == 5)
@@ -114,6 +117,24 @@ def test_page_follows_every_save(watched: tuple[Path, WatchProcess], browser) ->
     wait_until(lambda: not problem_lines(browser), what="the problem to clear")
     assert browser.execute_script("return document.getElementById('problems-title').textContent") == "No problems"
     assert browser.execute_script("return document.querySelectorAll('figure.card.stale').length") == 0
+
+    # a record's problem beside its card; the filters
+    records[2]["cost"] = 12
+    cards.write_text(json.dumps(records, indent=2) + "\n")
+    beside = wait_until(
+        lambda: browser.execute_script(
+            "return [...document.querySelectorAll('figure.has-problems')].map(f => [f.dataset.key, f.textContent])"
+        ),
+        what="a card with a problem",
+    )
+    assert [key for key, _ in beside] == ["demo.card:gale"]  # type: ignore[union-attr]
+    assert re.search(r"cards/cards\.json:\d+:\d+: error\[out-of-range\]", beside[0][1])  # type: ignore[index]
+    visible = "return [...document.querySelectorAll('figure.card')].filter(f => f.offsetParent).map(f => f.dataset.key)"
+    browser.find_element(By.ID, "only-problems").click()
+    assert browser.execute_script(visible) == ["demo.card:gale"]
+    browser.find_element(By.ID, "only-problems").click()
+    Select(browser.find_element(By.ID, "kind")).select_by_value("demo.token")
+    assert browser.execute_script(visible) == ["demo.token:coin", "demo.token:star"]
 
     assert browser.execute_script("return window.notReloaded") is True  # all without a reload
     severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
