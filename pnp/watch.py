@@ -367,7 +367,8 @@ class Preview:
                 with self.render_lock:
                     data, issues = render_face_png(card.renderer, side, card.record, card.extra, self.dpi)
                     self.images.put(digest, data)
-                found.extend(locate(card.ref, code, f"{side}: {message}") for code, message in issues)
+                where = f"record {card.record.get('id')!r}, layout {card.renderer.layout.name!r}"  # as pnp build says
+                found.extend(locate(card.ref, code, f"{where}: {message}") for code, message in issues)
         return found
 
 
@@ -501,7 +502,11 @@ class Watcher:
 
 
 def _config_snapshot(previous: Snapshot, err: ConfigError, project: Project) -> Snapshot:
-    problem = Problem(project.display(project.root / "pnp.toml"), 1, 1, "", "config", "error", str(err))
+    try:
+        shown = project.display(project.root / "pnp.toml")
+    except OSError:  # the working directory was deleted with the project
+        shown = str(project.root / "pnp.toml")
+    problem = Problem(shown, 1, 1, "", "config", "error", str(err))
     return Snapshot(previous.generation + 1, previous.cards, (problem,), (), previous.by_digest)
 
 
