@@ -214,7 +214,6 @@ class Snapshot:
     problems: tuple[Problem, ...]
     changed: tuple[str, ...]
     by_digest: dict[str, tuple[Card, str]] = field(default_factory=dict)
-    building: bool = False
 
 
 def _digest(*parts: Any) -> str:

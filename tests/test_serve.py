@@ -96,6 +96,22 @@ def test_page_follows_every_save(watched: tuple[Path, WatchProcess], browser) ->
         "return f.dataset.key === 'demo.card:ember' && r.top >= 0 && r.bottom <= window.innerHeight"
     )
 
+    # a card below the fold: the page scrolls to it
+    browser.set_window_size(900, 500)
+    browser.execute_script("window.scrollTo(0, 0)")
+    in_view = (
+        "const f = [...document.querySelectorAll('figure.card')].find(f => f.dataset.key === arguments[0]);"
+        "const r = f.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight"
+    )
+    assert not browser.execute_script(in_view, "demo.token:star")
+    tokens = project / "cards" / "tokens.json"
+    tokens.write_text(tokens.read_text().replace('"Star"', '"Comet"'))
+    wait_until(
+        lambda: browser.execute_script(in_view, "demo.token:star"), what="the page to scroll to the changed card"
+    )
+    assert browser.execute_script("return document.querySelector('figure.changed').dataset.key") == "demo.token:star"
+    browser.set_window_size(1400, 1000)
+
     # a layout colour: every card of the kind changes
     layout = project / "layouts" / "demo-card.json"
     layout.write_text(layout.read_text().replace('"fill": "#c0392b"', '"fill": "#1e8449"'))
