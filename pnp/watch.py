@@ -345,30 +345,31 @@ class Preview:
         found = self.snapshot.by_digest.get(digest)
         if found is None:
             return None
-        card, side = found
+        return self._draw(digest, *found)
+
+    def _draw(self, digest: str, card: Card, side: str) -> bytes:
         with self.render_lock:
             cached = self.images.get(digest)
             if cached is not None:
                 return cached
-            data, _ = render_face_png(card.renderer, side, card.record, card.extra, self.dpi)
-            self.images.put(digest, data)
+            data, issues = render_face_png(card.renderer, side, card.record, card.extra, self.dpi)
+            self.images.put(digest, data, issues)
         return data
 
     def render_changed(self, snapshot: Snapshot) -> list[Problem]:
-        """Draw the faces that changed this round before the page asks, and locate what they report."""
-        found: list[Problem] = []
+        """Draw the faces that changed this round before the page asks; the render problems of every drawn face."""
         keys = set(snapshot.changed)
         todo = [c for c in snapshot.cards if c.key in keys and not c.stale][:EAGER_RENDER_LIMIT]
         for card in todo:
             for digest, side in zip(card.digests, card.sides, strict=True):
-                if self.images.get(digest) is not None:
-                    continue
-                with self.render_lock:
-                    data, issues = render_face_png(card.renderer, side, card.record, card.extra, self.dpi)
-                    self.images.put(digest, data)
+                self._draw(digest, card, side)
+        found: list[Problem] = []
+        for digest, issues in self.images.issues():
+            if (entry := snapshot.by_digest.get(digest)) is not None:
+                card = entry[0]
                 where = f"record {card.record.get('id')!r}, layout {card.renderer.layout.name!r}"  # as pnp build says
                 found.extend(locate(card.ref, code, f"{where}: {message}") for code, message in issues)
-        return found
+        return list(dict.fromkeys(found))
 
 
 def _unique_keys(cards: list[Card]) -> list[Card]:
@@ -396,11 +397,15 @@ def _records_digest(checked: Checked) -> str:
 
 
 class ImageCache:
-    """PNG bytes by digest, bounded: faces of the current snapshot are kept, others dropped."""
+    """PNG bytes by digest, bounded: faces of the current snapshot are kept, others dropped.
+
+    Also what drawing each face reported, so a face's problems stay listed in later rounds.
+    """
 
     def __init__(self, max_bytes: int = 256 * 1024 * 1024) -> None:
         self.max_bytes = max_bytes
         self._items: dict[str, bytes] = {}
+        self._issues: dict[str, list[tuple[str, str]]] = {}  # only faces that reported something
         self._total = 0
         self._lock = threading.Lock()
 
@@ -408,16 +413,23 @@ class ImageCache:
         with self._lock:
             return self._items.get(digest)
 
-    def put(self, digest: str, data: bytes) -> None:
+    def issues(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        with self._lock:
+            return list(self._issues.items())
+
+    def put(self, digest: str, data: bytes, issues: list[tuple[str, str]] | None = None) -> None:
         with self._lock:
             self._total += len(data) - len(self._items.pop(digest, b""))
             self._items[digest] = data
+            if issues:
+                self._issues[digest] = issues
             while self._total > self.max_bytes and len(self._items) > 1:
                 self._total -= len(self._items.pop(next(iter(self._items))))  # the oldest first
 
     def keep(self, digests: set[str]) -> None:
         with self._lock:
             self._items = {d: v for d, v in self._items.items() if d in digests}
+            self._issues = {d: v for d, v in self._issues.items() if d in digests}
             self._total = sum(len(v) for v in self._items.values())
 
 
@@ -467,8 +479,7 @@ class Watcher:
             checked = load_and_check(self.project)
         except ConfigError as err:
             self.config_broken = True  # until pnp.toml loads again, every round reads it first
-            line = f"pnp watch: error: {err}"
-            self._print((line,), 0, 0)
+            self._print((), 0, 0, f"pnp watch: error: {err}")
             self.preview.publish(_config_snapshot(self.preview.snapshot, err, self.project))
             return
         problems = checked.problems
@@ -485,11 +496,13 @@ class Watcher:
                 problems = tuple(sorted(dict.fromkeys([*problems, *more]), key=Problem.sort_key))
                 again = self.preview.update(checked, self.assets_stamp, problems)
                 self.preview.publish(again)
-        self._print(tuple(problem_line(p) for p in problems), len(checked.loaded.files), checked.records)
+        self._print(problems, len(checked.loaded.files), checked.records)
 
-    def _print(self, lines: tuple[str, ...], files: int, records: int) -> None:
-        errors = sum(1 for line in lines if ": error" in line.split("]", 1)[0])
-        warnings = sum(1 for line in lines if ": warning[" in line)
+    def _print(self, problems: tuple[Problem, ...], files: int, records: int, config_error: str = "") -> None:
+        """The round's problems as `pnp check` prints them, and its summary line."""
+        lines = tuple(problem_line(p) for p in problems) + ((config_error,) if config_error else ())
+        errors = sum(1 for p in problems if p.severity == "error") + bool(config_error)
+        warnings = sum(1 for p in problems if p.severity == "warning")
         for line in lines:
             self.out.write(line + "\n")
         if not lines and self.last_lines:

@@ -72,3 +72,32 @@ def test_watch_outside_a_project_is_a_configuration_error(tmp_path: Path) -> Non
     watch = WatchProcess(tmp_path)
     assert watch.process.wait(60) == 2
     watch.wait_for_line(r"^pnp: error: no pnp\.toml in ", stream="stderr")
+
+
+def test_text_that_does_not_fit_is_listed_until_fixed_without_building(tmp_path: Path) -> None:
+    """--no-build: the face drawn after a save reports its overflow, later rounds keep it, nothing is written."""
+    project = copy_fixture(tmp_path)
+    watch = WatchProcess(project, "--no-build")
+    overflow = (
+        r"^cards/cards\.json:2:3: error\[text-overflow\]: record 'ember', layout 'demo-card': text of element 'title'"
+    )
+    try:
+        watch.wait_for_line(SUMMARY + "0 errors, 0 warnings$")
+        cards, tokens = project / "cards" / "cards.json", project / "cards" / "tokens.json"
+        records = json.loads(cards.read_text())
+        records[0]["name"] = "A name far too long for the title box of this card"
+        start = len(watch.stdout)
+        cards.write_text(json.dumps(records, indent=2) + "\n")
+        watch.wait_for_line(overflow, start)
+        start = len(watch.stdout)
+        tokens.write_text(tokens.read_text().replace('"Coin"', '"Gold"'))  # another file: the overflow stays
+        watch.wait_for_line(SUMMARY + "1 error, 0 warnings$", start)
+        watch.wait_for_line(overflow, start)
+        start = len(watch.stdout)
+        records[0]["name"] = "Ember"
+        cards.write_text(json.dumps(records, indent=2) + "\n")
+        watch.wait_for_line(r"^pnp watch: all problems fixed$", start)
+        assert not (project / "output").exists()
+        assert watch.interrupt() == 130
+    finally:
+        watch.close()
