@@ -26,6 +26,7 @@ class CheckOptions:
     select: frozenset[str] = frozenset()
     strict: bool = False
     render: bool = True  # draw what has a layout, as pnp build does (--no-render: skip)
+    render_cache: bool = True  # keep what drawing found in output/.pnp-cache/ (False: write nothing)
     jobs: int = 0  # processes that validate; 0: as many as useful (see auto_jobs)
 
 
@@ -331,7 +332,8 @@ def check_loaded(
     if options.render and has_layouts(loaded.project):
         from pnp.diagnose import render_findings
 
-        problems.extend(not_found_before(problems, _located(render_findings(loaded), options, checked)))
+        drawn = render_findings(loaded, options.render_cache)
+        problems.extend(not_found_before(problems, _located(drawn, options, checked)))
     sheet_errors = any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
     if options.render and not sheet_errors:  # broken sheet files: laying them out only repeats that
         from pnp.diagnose import sheet_render_findings

@@ -1,5 +1,5 @@
 """Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`,
-`pnp schema-path`.
+`pnp translate`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
 Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
@@ -529,6 +529,30 @@ def translate_status(fmt: str, project_dir: Path | None) -> None:
 
     project = _project(project_dir)
     sys.stdout.write(render_status(status(load_project_records(project)), fmt))
+
+
+@cli.command()
+@click.option("--serve", is_flag=True, help="Also serve the live proof page (on 127.0.0.1 unless --host is given).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port of the proof page (0: any free port).",
+)
+@click.option("--host", default=None, help="Interface to serve on (default 127.0.0.1: this machine only).")
+@click.option("--no-build", is_flag=True, help="Check and preview only; write no outputs.")
+@click.option(
+    "--dpi", type=click.IntRange(10, 300), default=100, show_default=True, help="Resolution of the preview images."
+)
+@project_option
+def watch(serve: bool, port: int, host: str | None, no_build: bool, dpi: int, project_dir: Path | None) -> None:
+    """Re-check and rebuild after every save; with --serve, a proof page that follows (see docs/preview.md)."""
+    from pnp.watch import WatchOptions, run_watch
+
+    project = _project(project_dir)
+    options = WatchOptions(serve=serve, host=host or "127.0.0.1", port=port, build=not no_build, dpi=dpi)
+    sys.exit(run_watch(project.root / "pnp.toml", options))
 
 
 _ending_process = False  # set by main(): the process ends when the command does

@@ -166,7 +166,7 @@ def kind_digest(
     )
 
 
-def render_findings(loaded: LoadedProject) -> list[Located]:
+def render_findings(loaded: LoadedProject, use_cache: bool = True) -> list[Located]:
     """`pnp check`: draw every kind with a layout into a throwaway PDF, as `pnp build` does.
 
     Records that fail their schema are not drawn (what drawing them finds follows from that
@@ -197,10 +197,11 @@ def render_findings(loaded: LoadedProject) -> list[Located]:
             ((f, i), r) for f, i, r in loaded.records(kind) if (id(f), i) not in broken and (id(f), -1) not in broken
         ]
         key = kind_digest(loaded, layout, kind, code, project.paper, records=[r for _, r in records])
-        cached = _read_cache(cache / f"{kind}.json", key, files, project.root)
+        cached = _read_cache(cache / f"{kind}.json", key, files, project.root) if use_cache else None
         if cached is None:
             cached = render_kind(loaded, layout, kind, spec, io.BytesIO(), kind, records=records)
-            _write_cache(cache / f"{kind}.json", key, cached, project.root)
+            if use_cache:
+                _write_cache(cache / f"{kind}.json", key, cached, project.root)
         found.extend(cached)
     return found
 
