@@ -205,3 +205,27 @@ def test_incremental_and_deterministic(tmp_path: Path) -> None:
     sheet.write_text(sheet.read_text().replace("title: Units by their element", "title: Units by element"))
     assert pnp(project, "build", "--force").returncode == 0
     assert target.read_bytes() == first
+
+
+def test_changing_one_sheet_file_rebuilds_only_its_outputs(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    assert pnp(project, "build").returncode == 0
+    out = project / "output" / "toy"
+    pdfs = sorted(out.rglob("*.pdf"))
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in pdfs}
+    units = out / "aids" / "units.pdf"
+    sheet = project / "sheets" / "units.yaml"
+    sheet.write_text(sheet.read_text().replace("title: Units by element", "title: Units by their element"))
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Units by their element" in pages(units)[0]
+    for path in pdfs:
+        same = (path.stat().st_mtime_ns, path.read_bytes()) == before[path]
+        assert same == (path != units), path  # only the changed sheet's PDF is rewritten
+    # setup.yaml is included by campaign.yaml: its outputs and the booklet, nothing else
+    setup = project / "sheets" / "setup.yaml"
+    setup.write_text(setup.read_text().replace("Setup steps", "Steps of the setup"))
+    before = {p: p.stat().st_mtime_ns for p in pdfs}
+    assert pnp(project, "build").returncode == 0
+    rewritten = {p.relative_to(out).as_posix() for p in pdfs if p.stat().st_mtime_ns != before[p]}
+    assert rewritten == {"setup/first-blood.pdf", "setup/high-tide.pdf", "campaign-the-long-war.pdf"}
