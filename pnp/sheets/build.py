@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -346,7 +346,7 @@ def build_sheets(
     inputs = Inputs(loaded, sheets, paper)
     outputs, planner = plan_all(loaded, sheets, out_dir, drawer)
     results: list[SheetResult] = []
-    setup_problems = [_locate(s, f) for s, f in planner.problems]
+    setup_problems = [_locate(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
         key = inputs.digest(output.sheet, output.relative, output.records)
         if not force and manifest.fresh(output.path, key):
@@ -354,7 +354,7 @@ def build_sheets(
             continue
         drawer.problems.clear()
         data = build_one(drawer, output, pagesize)
-        problems = tuple(dict.fromkeys(_locate(s, f) for s, f in drawer.problems))
+        problems = tuple(dict.fromkeys(_locate(loaded, s, f) for s, f in drawer.problems))
         if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
             results.append(SheetResult(output.path, False, problems))
             continue
@@ -380,19 +380,31 @@ def render_findings(
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
     drawer = make_drawer(loaded, sheets, pagesize, draw_card)
     outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), drawer)
-    found = [(s.source, f) for s, f in planner.problems]
+    found = [place(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
         drawer.problems.clear()
         build_one(drawer, output, pagesize)
-        found.extend((s.source, f) for s, f in drawer.problems)
+        found.extend(place(loaded, s, f) for s, f in drawer.problems)
     unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
     return list(unique.values())
 
 
-def _locate(sheet: SheetFile, finding: Finding) -> Problem:
-    if not sheet.source.raw:  # a generic sheet: no file to point into
-        return Problem(sheet.source.display, 1, 1, finding.pointer, finding.code, "error", finding.message)
-    return sheet.source.locate(finding)
+def place(loaded: LoadedProject, sheet: SheetFile, finding: Finding) -> tuple[RecordFile, Finding]:
+    """Where a problem is to be fixed: the sheet file, or for a generic sheet (no file) the record
+    it names (else the first record of the kind), in its record file."""
+    if sheet.source.raw:
+        return sheet.source, finding
+    named = re.match(r"record '([^']+)'", finding.message)
+    entry = loaded.index.first.get(named.group(1)) if named else None
+    if entry is not None:
+        return entry[1], replace(finding, pointer=entry[1].pointer(entry[2]))
+    record_file = loaded.index.files_by_kind[sheet.kinds[0]][0]
+    return record_file, replace(finding, pointer=record_file.pointer(0))
+
+
+def _locate(loaded: LoadedProject, sheet: SheetFile, finding: Finding) -> Problem:
+    record_file, placed = place(loaded, sheet, finding)
+    return record_file.locate(placed)
 
 
 __all__ = ["SheetResult", "build_sheets", "humanize", "paper_size"]
