@@ -7,6 +7,7 @@ positions). The bundled content's sheets are tested in tests/content/test_bundle
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,7 +24,6 @@ ROOT = HERE.parent
 
 def pnp(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env_path = {"PYTHONPATH": str(ROOT)}
-    import os
 
     return subprocess.run(
         [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
@@ -257,3 +257,31 @@ def test_generic_sheet_splits_long_values_and_locates_at_the_record(tmp_path: Pa
     done = pnp(project, "build")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "".join(pages(project / "output" / "toy" / "sheets" / "toy.note.pdf")).count("x") >= 40_000
+
+
+def test_check_caches_what_laying_out_sheets_found(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    scenarios = project / "cards" / "scenarios.json"
+    scenarios.write_text(scenarios.read_text().replace("Event number 7:", "Event number 7: " + "very long " * 3000))
+    cache = project / "output" / ".pnp-cache" / "sheets"
+    script = (
+        "import sys; from pnp.api import check, open_project; from pnp.check import CheckOptions; "
+        "r = check(open_project('.'), CheckOptions(render_cache=False)); print(r.errors)"
+    )
+    uncached = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)  # fmt: skip
+    assert uncached.stdout.strip() == "1", uncached.stdout + uncached.stderr
+    assert not (project / "output").exists()  # render_cache False: nothing written
+    first = pnp(project, "check")
+    assert first.returncode == 1 and "error[text-overflow]" in first.stdout
+    stored = [json.loads(p.read_text()) for p in sorted(cache.glob("*.json"))]
+    assert len(stored) == 5  # one per output: 2 setup sheets, the booklet, the aid, the generic sheet
+    found = next(s for s in stored if s["findings"])
+    found["findings"][0]["finding"]["message"] = "from the cache"  # proves the second check reads it
+    path = next(p for p in sorted(cache.glob("*.json")) if json.loads(p.read_text())["findings"])
+    path.write_text(json.dumps(found))
+    second = pnp(project, "check")
+    assert "error[text-overflow]: from the cache" in second.stdout, second.stdout
+    setup = project / "sheets" / "setup.yaml"  # the sheet changed: laid out again
+    setup.write_text(setup.read_text().replace("Setup steps", "Steps of the setup"))
+    assert pnp(project, "check").stdout == first.stdout

@@ -8,6 +8,7 @@ the sheet block, naming the record and field; that file is not written.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -370,9 +371,15 @@ def build_sheets(
 
 
 def render_findings(
-    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None
+    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None, cache: Path | None = None
 ) -> list[tuple[RecordFile, Finding]]:
-    """`pnp check --render`: lay out every sheet in memory; what `pnp build` would report."""
+    """`pnp check`: lay out every sheet in memory; what `pnp build` would report.
+
+    With a `cache` folder, what an output's layout found is kept there under its digest (the one
+    `pnp build` skips by), and reused while that digest holds.
+    """
+    from pnp.diagnose import _read_cache, _write_cache
+
     pagesize = paper_size(paper)
     fonts.register_bundled()
     rl_config.invariant = 1
@@ -380,11 +387,22 @@ def render_findings(
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
     drawer = make_drawer(loaded, sheets, pagesize, draw_card)
     outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), drawer)
+    inputs = Inputs(loaded, sheets, paper)
+    files = {f.path: f for f in loaded.files}
+    files.update({s.source.path: s.source for s in sheets.sheets.values()})
+    root = project.root
     found = [place(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        drawer.problems.clear()
-        build_one(drawer, output, pagesize)
-        found.extend(place(loaded, s, f) for s, f in drawer.problems)
+        key = inputs.digest(output.sheet, output.relative, output.records)
+        name = hashlib.sha256(output.relative.encode()).hexdigest()[:24] + ".json"
+        cached = _read_cache(cache / name, key, files, root) if cache is not None else None
+        if cached is None:
+            drawer.problems.clear()
+            build_one(drawer, output, pagesize)
+            cached = [place(loaded, s, f) for s, f in drawer.problems]
+            if cache is not None:
+                _write_cache(cache / name, key, cached, root)
+        found.extend(cached)
     unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
     return list(unique.values())
 
