@@ -285,3 +285,30 @@ def test_check_caches_what_laying_out_sheets_found(tmp_path: Path) -> None:
     setup = project / "sheets" / "setup.yaml"  # the sheet changed: laid out again
     setup.write_text(setup.read_text().replace("Setup steps", "Steps of the setup"))
     assert pnp(project, "check").stdout == first.stdout
+
+
+def test_yaml_merge_keys_are_yaml_s_own(tmp_path: Path) -> None:
+    """`<<: *anchor` merges a mapping; the mapping's own keys override it; no duplicate-key problem."""
+    project = copy_project(tmp_path)
+    (project / "sheets" / "merged.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: '{{ name }}'\noutput: '{game}/merged/{id}.pdf'\n"
+        "blocks:\n"
+        "  - &line {type: text, style: body, text: 'Base line of {{ name }}'}\n"
+        "  - <<: *line\n"
+        "    text: 'Merged line: strength {{ strength }}'\n"
+        "  - <<: [*line, {style: small}]\n"
+        "    style: label\n"
+    )
+    (project / "sheets" / "twice.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: X\nblocks:\n"
+        "  - &line {type: text, text: A}\n  - <<: *line\n    text: B\n    text: C\n"
+    )
+    done = pnp(project, "check")
+    problems = [x for x in done.stdout.splitlines() if "error[" in x]
+    assert problems == [x for x in problems if x.startswith("sheets/twice.yaml:")], done.stdout
+    assert re.search(r"sheets/twice\.yaml:8:5: error\[duplicate-key\]: key 'text' appears twice", done.stdout)
+    (project / "sheets" / "twice.yaml").unlink()
+    assert pnp(project, "build").returncode == 0
+    text = " ".join(pages(project / "output" / "toy" / "merged" / "ember-imp.pdf"))
+    assert "Base line of Ember Imp" in text and "Merged line: strength 2" in text
+    assert text.count("Base line of Ember Imp") == 2  # the third block: merged, with its own style
