@@ -312,3 +312,20 @@ def test_yaml_merge_keys_are_yaml_s_own(tmp_path: Path) -> None:
     text = " ".join(pages(project / "output" / "toy" / "merged" / "ember-imp.pdf"))
     assert "Base line of Ember Imp" in text and "Merged line: strength 2" in text
     assert text.count("Base line of Ember Imp") == 2  # the third block: merged, with its own style
+
+
+def test_plain_check_finds_a_template_failing_for_one_record(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    (project / "sheets" / "odd.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: '{{ name }}'\noutput: '{game}/odd/{id}.pdf'\n"
+        "blocks:\n  - type: text\n    text: 'Ratio {{ 10 // (strength - 2) }}'\n"
+    )
+    checked = pnp(project, "check")  # no --render: check lays sheets out by default
+    lines = [x for x in checked.stdout.splitlines() if "error[" in x]
+    assert checked.returncode == 1 and len(lines) == 1, checked.stdout
+    assert lines[0].startswith("sheets/odd.yaml:7:11: error[sheet-error]: record 'ember-imp': template failed")
+    built = pnp(project, "build")
+    assert built.returncode == 1 and lines[0] in built.stdout.splitlines(), built.stdout
+    assert not (project / "output" / "toy" / "odd" / "ember-imp.pdf").exists()
+    assert (project / "output" / "toy" / "odd" / "tide-crab.pdf").is_file()
+    assert pnp(project, "check").stdout == checked.stdout  # from the cache: the same
