@@ -25,8 +25,8 @@ from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 from pnp.render import Icon, make_icons
 from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope
-from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
 from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
+from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
 from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
 from pnp.xrefs import values_at
 

@@ -100,4 +100,3 @@ class Inputs:
             "sheets", self.code, self.paper, relative, [s.data for s in used], orjson.dumps(records).decode(),
             docs, files=[*self.files, *files],
         )  # fmt: skip
-
