@@ -146,11 +146,9 @@ def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions
         return []
     from pnp.sheets.build import build_sheets
 
-    draw, inputs = token_drawer(loaded)
+    draw, _inputs = token_drawer(loaded)  # what a sheet's digest holds: pnp/sheets/inputs.py
     out_root = output_root(project, options.paper)
-    return build_sheets(
-        loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw, card_inputs=tuple(inputs)
-    )
+    return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw)
 
 
 def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]]:

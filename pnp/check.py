@@ -338,7 +338,8 @@ def check_loaded(
     if options.render and not sheet_errors:  # broken sheet files: laying them out only repeats that
         from pnp.diagnose import sheet_render_findings
 
-        problems.extend(not_found_before(problems, _located(sheet_render_findings(loaded), options, checked)))
+        laid_out = sheet_render_findings(loaded, options.render_cache)
+        problems.extend(not_found_before(problems, _located(laid_out, options, checked)))
     if loaded.project.languages[1:]:  # catalogs per language (pnp.translate; drawn unless --no-render)
         from pnp.translate import translation_findings
 

@@ -206,13 +206,18 @@ def render_findings(loaded: LoadedProject, use_cache: bool = True) -> list[Locat
     return found
 
 
-def sheet_render_findings(loaded: LoadedProject) -> list[Located]:
-    """`pnp check`: lay out every sheet as `pnp build` does (text that cannot fit, failing templates)."""
+def sheet_render_findings(loaded: LoadedProject, use_cache: bool = True) -> list[Located]:
+    """`pnp check`: lay out every sheet as `pnp build` does (text that cannot fit, failing templates).
+
+    Per output, the findings of an earlier check are reused while its inputs are unchanged
+    (output/.pnp-cache/sheets/, keyed by the digest `pnp build` skips by).
+    """
     from pnp.build import token_drawer
     from pnp.sheets.build import render_findings as sheet_findings
 
     draw, _inputs = token_drawer(loaded)
-    return list(sheet_findings(loaded, loaded.project.paper, draw))
+    cache = loaded.project.output / CACHE_FOLDER / "sheets" if use_cache else None
+    return list(sheet_findings(loaded, loaded.project.paper, draw, cache))
 
 
 def _broken_records(loaded: LoadedProject) -> set[tuple[int, int]]:

@@ -1,5 +1,6 @@
 """Layouts and record files may be written in YAML too. Read with PyYAML's safe loader, keeping
-every node's position so problems are located at line:column like in JSON files."""
+every node's position so problems are located at line:column like in JSON files. Anchors,
+aliases and merge keys (`<<: *defaults`, own keys override merged ones) are YAML's own."""
 
 from __future__ import annotations
 
@@ -115,6 +116,7 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
                 "write the values out, or use fewer nested aliases"
             )
             return YamlFile(path, display, raw, [], False, [Finding("file-too-large", message, offset=0)])
+        findings = list(_duplicate_keys(node, "", set()))  # before merge keys are expanded into the nodes
         data = loader.construct_document(node) if node is not None else None
     except RecursionError:
         message = "YAML syntax: nested too deeply to read; flatten the structure"
@@ -130,7 +132,6 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
         return YamlFile(path, display, raw, [], False, [Finding("json-syntax", f"YAML: {err}", offset=0)])
     finally:
         loader.dispose()
-    findings = list(_duplicate_keys(node, ""))
     if records and node is None:
         findings.append(
             Finding("empty-file", "file is empty; a record file holds one record or a list of them", offset=0)
@@ -177,10 +178,21 @@ def _offset(text: str, line: int, column: int) -> int:
     return start + column
 
 
-def _duplicate_keys(node: Any, pointer: str) -> Any:
+MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _duplicate_keys(node: Any, pointer: str, visited: set[int]) -> Any:
+    """Keys written twice in one mapping. Merge keys (`<<: *defaults`) are YAML's own: the keys they
+    bring are overridden by the mapping's own keys, and earlier merged mappings win over later ones."""
+    if id(node) in visited:  # an alias: checked where its anchor is
+        return
+    visited.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: dict[str, Any] = {}
         for key, value in node.value:
+            if key.tag == MERGE_TAG:
+                yield from _duplicate_keys(value, pointer, visited)
+                continue
             name = str(key.value)
             child = f"{pointer}/{name.replace('~', '~0').replace('/', '~1')}"
             if name in seen:
@@ -193,7 +205,7 @@ def _duplicate_keys(node: Any, pointer: str) -> Any:
                     at_key=True,
                 )
             seen[name] = key.start_mark
-            yield from _duplicate_keys(value, child)
+            yield from _duplicate_keys(value, child, visited)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            yield from _duplicate_keys(item, f"{pointer}/{i}")
+            yield from _duplicate_keys(item, f"{pointer}/{i}", visited)

@@ -125,6 +125,12 @@ def test_installed_pnp_makes_checks_builds_and_exports_a_new_project(venv: Venv,
     run(venv.pnp, "build", cwd=project)
     pdf = project / "output" / "ember-wild" / "emberwild.card.pdf"
     assert pdf.read_bytes().startswith(b"%PDF-") and pdf.stat().st_size > 1000
+    aid = project / "output" / "ember-wild" / "aids" / "cards.pdf"  # the example sheet file's aid
+    import pdfplumber
+
+    with pdfplumber.open(aid) as opened:
+        text = " ".join(page.extract_text() or "" for page in opened.pages)
+    assert "Ember Wild: every card" in text and "Fire Imp" in text and "Water Sprite" in text
     run(venv.pnp, "export", "png", "--dpi", "30", cwd=project)
     fronts = sorted(p.name for p in (project / "output" / "ember-wild" / "png" / "emberwild.card").glob("*-front.png"))
     assert fronts == ["fire-imp-1-front.png", "fire-imp-2-front.png", "water-sprite-front.png"]

@@ -31,7 +31,7 @@ def ember(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("new")
     done = pnp("new", "Ember Wild", cwd=where)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith("created 11 files in ember-wild;")
+    assert done.stdout.startswith("created 12 files in ember-wild;")
     return where / "ember-wild"
 
 
@@ -57,6 +57,7 @@ def test_new_names_the_project_prefix_and_kind_after_the_game(ember: Path) -> No
         "schemas/common.schema.json",
         "schemas/emberwild.card.schema.json",
         "schemas/emberwild.component-list.schema.json",
+        "sheets/cards.yaml",
     }
     kinds = {record["kind"] for record in json.loads((ember / "cards" / "cards.json").read_text())}
     assert kinds == {"emberwild.card"}
@@ -90,6 +91,18 @@ def test_new_project_checks_clean_and_counts_match(ember: Path) -> None:
     assert done.returncode == 0, done.stdout
     report = json.loads(done.stdout)
     assert (report["records"], report["problems"]) == (3, [])
+
+
+def test_new_project_builds_its_example_aid(ember: Path) -> None:
+    done = pnp("build", cwd=ember)
+    assert done.returncode == 0 and "warning" not in done.stdout + done.stderr, done.stdout + done.stderr
+    import pdfplumber
+
+    with pdfplumber.open(ember / "output" / "ember-wild" / "aids" / "cards.pdf") as pdf:
+        text = " ".join(" ".join((page.extract_text() or "").split()) for page in pdf.pages)
+    assert text.startswith("Ember Wild: every card")
+    # every card of the example kind, cheapest first, with its label from the schema's enum
+    assert text.index("Water Sprite 1 Water 1") < text.index("Fire Imp 2 Fire 2 3 1 When this card attacks")
 
 
 def test_component_count_is_checked(tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ positions). The bundled content's sheets are tested in tests/content/test_bundle
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,7 +24,6 @@ ROOT = HERE.parent
 
 def pnp(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env_path = {"PYTHONPATH": str(ROOT)}
-    import os
 
     return subprocess.run(
         [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
@@ -205,3 +206,126 @@ def test_incremental_and_deterministic(tmp_path: Path) -> None:
     sheet.write_text(sheet.read_text().replace("title: Units by their element", "title: Units by element"))
     assert pnp(project, "build", "--force").returncode == 0
     assert target.read_bytes() == first
+
+
+def test_changing_one_sheet_file_rebuilds_only_its_outputs(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    assert pnp(project, "build").returncode == 0
+    out = project / "output" / "toy"
+    pdfs = sorted(out.rglob("*.pdf"))
+    before = {p: (p.stat().st_mtime_ns, p.read_bytes()) for p in pdfs}
+    units = out / "aids" / "units.pdf"
+    sheet = project / "sheets" / "units.yaml"
+    sheet.write_text(sheet.read_text().replace("title: Units by element", "title: Units by their element"))
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Units by their element" in pages(units)[0]
+    for path in pdfs:
+        same = (path.stat().st_mtime_ns, path.read_bytes()) == before[path]
+        assert same == (path != units), path  # only the changed sheet's PDF is rewritten
+    # setup.yaml is included by campaign.yaml: its outputs and the booklet, nothing else
+    setup = project / "sheets" / "setup.yaml"
+    setup.write_text(setup.read_text().replace("Setup steps", "Steps of the setup"))
+    before = {p: p.stat().st_mtime_ns for p in pdfs}
+    assert pnp(project, "build").returncode == 0
+    rewritten = {p.relative_to(out).as_posix() for p in pdfs if p.stat().st_mtime_ns != before[p]}
+    assert rewritten == {"setup/first-blood.pdf", "setup/high-tide.pdf", "campaign-the-long-war.pdf"}
+
+
+def test_generic_sheet_splits_long_values_and_locates_at_the_record(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    notes = project / "cards" / "notes.json"
+    long_note = {"kind": "toy.note", "id": "long-note", "name": "Long note", "text": "Long words here. " * 1500,
+                 "see": [f"entry {i:04d}" for i in range(2500)]}  # fmt: skip
+    notes.write_text(notes.read_text().rstrip().rstrip("]") + ",\n" + json.dumps(long_note) + "\n]\n")
+    checked = pnp(project, "check")
+    assert checked.returncode == 0, checked.stdout  # the generic sheet never fails
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    texts = pages(project / "output" / "toy" / "sheets" / "toy.note.pdf")
+    joined = " ".join(texts)
+    assert len(texts) >= 4  # the text and the list run over several pages
+    assert joined.count("Long words here.") == 1500 and "entry 0000" in joined and "entry 2499" in joined
+    assert "About imps" in texts[0]
+    # a word wider than the page and a name longer than a page: wrapped and split, never an error
+    # (were a problem met, it would be located at the record in cards/notes.json, as pnp check does)
+    long_note.update(name="Long " + "y" * 20_000, text="x" * 40_000)
+    notes.write_text(notes.read_text().rsplit(",\n", 1)[0] + ",\n" + json.dumps(long_note) + "\n]\n")
+    checked = pnp(project, "check")
+    assert checked.returncode == 0 and "error[" not in checked.stdout, checked.stdout
+    assert "<generic" not in checked.stdout + checked.stderr
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "".join(pages(project / "output" / "toy" / "sheets" / "toy.note.pdf")).count("x") >= 40_000
+
+
+def test_check_caches_what_laying_out_sheets_found(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    scenarios = project / "cards" / "scenarios.json"
+    scenarios.write_text(scenarios.read_text().replace("Event number 7:", "Event number 7: " + "very long " * 3000))
+    cache = project / "output" / ".pnp-cache" / "sheets"
+    script = (
+        "import sys; from pnp.api import check, open_project; from pnp.check import CheckOptions; "
+        "r = check(open_project('.'), CheckOptions(render_cache=False)); print(r.errors)"
+    )
+    uncached = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)  # fmt: skip
+    assert uncached.stdout.strip() == "1", uncached.stdout + uncached.stderr
+    assert not (project / "output").exists()  # render_cache False: nothing written
+    first = pnp(project, "check")
+    assert first.returncode == 1 and "error[text-overflow]" in first.stdout
+    stored = [json.loads(p.read_text()) for p in sorted(cache.glob("*.json"))]
+    assert len(stored) == 5  # one per output: 2 setup sheets, the booklet, the aid, the generic sheet
+    found = next(s for s in stored if s["findings"])
+    found["findings"][0]["finding"]["message"] = "from the cache"  # proves the second check reads it
+    path = next(p for p in sorted(cache.glob("*.json")) if json.loads(p.read_text())["findings"])
+    path.write_text(json.dumps(found))
+    second = pnp(project, "check")
+    assert "error[text-overflow]: from the cache" in second.stdout, second.stdout
+    setup = project / "sheets" / "setup.yaml"  # the sheet changed: laid out again
+    setup.write_text(setup.read_text().replace("Setup steps", "Steps of the setup"))
+    assert pnp(project, "check").stdout == first.stdout
+
+
+def test_yaml_merge_keys_are_yaml_s_own(tmp_path: Path) -> None:
+    """`<<: *anchor` merges a mapping; the mapping's own keys override it; no duplicate-key problem."""
+    project = copy_project(tmp_path)
+    (project / "sheets" / "merged.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: '{{ name }}'\noutput: '{game}/merged/{id}.pdf'\n"
+        "blocks:\n"
+        "  - &line {type: text, style: body, text: 'Base line of {{ name }}'}\n"
+        "  - <<: *line\n"
+        "    text: 'Merged line: strength {{ strength }}'\n"
+        "  - <<: [*line, {style: small}]\n"
+        "    style: label\n"
+    )
+    (project / "sheets" / "twice.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: X\nblocks:\n"
+        "  - &line {type: text, text: A}\n  - <<: *line\n    text: B\n    text: C\n"
+    )
+    done = pnp(project, "check")
+    problems = [x for x in done.stdout.splitlines() if "error[" in x]
+    assert problems == [x for x in problems if x.startswith("sheets/twice.yaml:")], done.stdout
+    assert re.search(r"sheets/twice\.yaml:8:5: error\[duplicate-key\]: key 'text' appears twice", done.stdout)
+    (project / "sheets" / "twice.yaml").unlink()
+    assert pnp(project, "build").returncode == 0
+    text = " ".join(pages(project / "output" / "toy" / "merged" / "ember-imp.pdf"))
+    assert "Base line of Ember Imp" in text and "Merged line: strength 2" in text
+    assert text.count("Base line of Ember Imp") == 2  # the third block: merged, with its own style
+
+
+def test_plain_check_finds_a_template_failing_for_one_record(tmp_path: Path) -> None:
+    project = copy_project(tmp_path)
+    (project / "sheets" / "odd.yaml").write_text(
+        "document: per-record\nkind: toy.unit\ntitle: '{{ name }}'\noutput: '{game}/odd/{id}.pdf'\n"
+        "blocks:\n  - type: text\n    text: 'Ratio {{ 10 // (strength - 2) }}'\n"
+    )
+    checked = pnp(project, "check")  # no --render: check lays sheets out by default
+    lines = [x for x in checked.stdout.splitlines() if "error[" in x]
+    assert checked.returncode == 1 and len(lines) == 1, checked.stdout
+    assert lines[0].startswith("sheets/odd.yaml:7:11: error[sheet-error]: record 'ember-imp': template failed")
+    built = pnp(project, "build")
+    assert built.returncode == 1 and lines[0] in built.stdout.splitlines(), built.stdout
+    assert not (project / "output" / "toy" / "odd" / "ember-imp.pdf").exists()
+    assert (project / "output" / "toy" / "odd" / "tide-crab.pdf").is_file()
+    assert pnp(project, "check").stdout == checked.stdout  # from the cache: the same

@@ -591,9 +591,29 @@ def fields(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope
         if shown:
             where = Where(pointer, str(record.get("id", "")))
             cell = d.paragraph(shown, d.styles.cell, where)
-            d.measure(sheet, cell, d.width * 0.74 - 2 * CELL_PAD, pointer, {"record": record}, key)
-            rows.append([Paragraph(escape(humanize(key)), d.styles.cell_bold), cell])
+            label = Paragraph(escape(humanize(key)), d.styles.cell_bold)
+            for piece in split_cell(cell, d.width * 0.74 - 2 * CELL_PAD, d.height - 72):
+                rows.append([label, piece])
+                label = Paragraph("", d.styles.cell_bold)  # continuation rows: the value goes on
     return [grid(rows, [d.width * 0.26, d.width * 0.74], header=False)] if rows else []
+
+
+def split_cell(cell: Paragraph, width: float, limit: float) -> list[Paragraph]:
+    """A value too tall for one table row (rows never split) as several rows, each under `limit`."""
+    pieces: list[Paragraph] = []
+    rest = cell
+    while len(pieces) < MAX_ITEMS:
+        _w, height = rest.wrap(width, limit)
+        if height <= limit:
+            break
+        parts = rest.split(width, limit)
+        if len(parts) < 2:
+            break  # cannot be split (one enormous line): rendering reports it, located
+        for part in parts:
+            part._pnp_where = getattr(cell, "_pnp_where", None)
+        pieces.append(parts[0])
+        rest = parts[1]
+    return [*pieces, rest]
 
 
 def _plain(d: Drawer, value: Any, pointer: str, refs: set[str], kind: str, name: str) -> str:

@@ -1,17 +1,17 @@
 """Plan and build every sheet file's PDFs, and a generic reference sheet for uncovered kinds.
 
-Files are written atomically, skipped when their inputs (the sheet files, the records they read,
-icons, the card layouts they draw, this package, the paper) are unchanged, and byte-identical
-for identical input (reportlab's invariant mode). Text taller than a page is an error located at
+Files are written atomically, skipped when their inputs (pnp/sheets/inputs.py: the sheet files
+they use, the records they read, icons, the card layouts they draw, pnp, the paper) are unchanged,
+and byte-identical for identical input (reportlab's invariant mode). Text taller than a page is an error located at
 the sheet block, naming the record and field; that file is not written.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,13 +20,14 @@ from reportlab.lib.pagesizes import A4, LETTER
 from reportlab.platypus import Flowable
 
 from pnp import fonts
-from pnp.output import Manifest, atomic_write, digest
+from pnp.output import Manifest, atomic_write
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 from pnp.render import Icon, make_icons
 from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope
+from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
 from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
-from pnp.sheets.spec import SheetFile, SheetSet, schema_labels, walk_blocks
+from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
 from pnp.xrefs import values_at
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ class Output:
     """One PDF to make: the sheet, the scope its templates read, the records it depends on."""
 
     path: Path
+    relative: str  # the path inside the output folder (part of the digest)
     sheet: SheetFile
     scope: Scope
     records: tuple[dict[str, Any], ...]
@@ -151,32 +153,17 @@ class Planner:
         relative = re.sub(r"\{(game|id|kind|name)\}", lambda m: names[m.group(1)], template)
         path = (self.out_dir / relative).resolve()
         if not path.is_relative_to(self.out_dir.resolve()) or ".." in Path(relative).parts:
-            path = self.out_dir / "sheets" / f"{sheet.name}-{names['id']}.pdf"
+            relative = f"sheets/{sheet.name}-{names['id']}.pdf"
+            path = self.out_dir / relative
             message = f"output {template!r} leads outside the output folder; written to {path.name} instead"
             self.problems.append((sheet, Finding("sheet-error", message, "/output")))
         title = self.drawer.text(sheet, "/title", sheet.data["title"], scope)
         footer = self.drawer.text(sheet, "/footer", sheet.data["footer"], scope) if "footer" in sheet.data else game
         # records a template looks up by kind (records_of('KIND')) are inputs too
-        looked_up = [r for kind in _kinds_looked_up(sheet, self.sheets) for r in self.drawer.records_of(kind)]
+        used = used_sheets(sheet, self.sheets)
+        looked_up = [r for kind in kinds_looked_up(used) for r in self.drawer.records_of(kind)]
         depends = tuple(_dependencies(self.drawer.lookup, [*records, *looked_up]))
-        return Output(path, sheet, scope, depends, title, footer)
-
-
-def _kinds_looked_up(sheet: SheetFile, sheets: SheetSet) -> list[str]:
-    """Kinds named in records_of('...') by this sheet or any sheet it may include."""
-    seen: dict[str, SheetFile] = {}
-    todo = [sheet]
-    while todo:
-        current = todo.pop()
-        if current.name in seen:
-            continue
-        seen[current.name] = current
-        for _pointer, block in walk_blocks(current.data.get("blocks"), "/blocks"):
-            target = sheets.sheets.get(str(block.get("sheet"))) if block.get("type") == "include" else None
-            if target is not None:
-                todo.append(target)
-    text = json.dumps([s.data for s in seen.values()])
-    return sorted(set(re.findall(r"records_of\(\s*['\"]([^'\"]+)['\"]", text)))
+        return Output(path, Path(relative).as_posix(), sheet, scope, depends, title, footer)
 
 
 def _field_key(name: str) -> Callable[[dict[str, Any]], tuple[int, Any]]:
@@ -220,12 +207,10 @@ def _dependencies(lookup: Callable[[str], dict[str, Any] | None], records: list[
     return out
 
 
-def _icons(loaded: LoadedProject) -> tuple[dict[str, Icon], list[Path]]:
+def _icons(loaded: LoadedProject) -> dict[str, Icon]:
     from pnp.check import load_icon_specs
 
-    path = loaded.project.layouts / "icons.json"
-    specs = load_icon_specs(loaded.project)
-    return make_icons(specs), [path] if path.is_file() else []
+    return make_icons(load_icon_specs(loaded.project))
 
 
 def make_drawer(
@@ -264,7 +249,7 @@ def make_drawer(
     def records_of(kind: str) -> list[dict[str, Any]]:
         return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
 
-    icons, _files = _icons(loaded)
+    icons = _icons(loaded)
     return Drawer(
         sheets=sheets, styles=make_styles(), width=pagesize[0] - 2 * MARGIN_X,
         height=pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM, lookup=lookup, icons=icons, labels=labels,
@@ -351,7 +336,6 @@ def build_sheets(
     manifest: Manifest,
     force: bool = False,
     draw_card: CardHook | None = None,
-    card_inputs: tuple[Path, ...] = (),
 ) -> list[SheetResult]:
     """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring."""
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
@@ -360,20 +344,18 @@ def build_sheets(
     project = loaded.project
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
     drawer = make_drawer(loaded, sheets, pagesize, draw_card)
-    _icons_map, icon_files = _icons(loaded)
-    sources = sorted(Path(__file__).resolve().parent.glob("*.py"))
+    inputs = Inputs(loaded, sheets, paper)
     outputs, planner = plan_all(loaded, sheets, out_dir, drawer)
     results: list[SheetResult] = []
-    setup_problems = [_locate(s, f) for s, f in planner.problems]
+    setup_problems = [_locate(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        files = [*sources, *icon_files, *card_inputs, *sheets.paths]
-        key = digest("sheets", paper, str(output.path), output.sheet.data, output.records, files=files)
+        key = inputs.digest(output.sheet, output.relative, output.records)
         if not force and manifest.fresh(output.path, key):
             results.append(SheetResult(output.path, False, ()))
             continue
         drawer.problems.clear()
         data = build_one(drawer, output, pagesize)
-        problems = tuple(dict.fromkeys(_locate(s, f) for s, f in drawer.problems))
+        problems = tuple(dict.fromkeys(_locate(loaded, s, f) for s, f in drawer.problems))
         if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
             results.append(SheetResult(output.path, False, problems))
             continue
@@ -389,9 +371,15 @@ def build_sheets(
 
 
 def render_findings(
-    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None
+    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None, cache: Path | None = None
 ) -> list[tuple[RecordFile, Finding]]:
-    """`pnp check --render`: lay out every sheet in memory; what `pnp build` would report."""
+    """`pnp check`: lay out every sheet in memory; what `pnp build` would report.
+
+    With a `cache` folder, what an output's layout found is kept there under its digest (the one
+    `pnp build` skips by), and reused while that digest holds.
+    """
+    from pnp.diagnose import _read_cache, _write_cache
+
     pagesize = paper_size(paper)
     fonts.register_bundled()
     rl_config.invariant = 1
@@ -399,19 +387,42 @@ def render_findings(
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
     drawer = make_drawer(loaded, sheets, pagesize, draw_card)
     outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), drawer)
-    found = [(s.source, f) for s, f in planner.problems]
+    inputs = Inputs(loaded, sheets, paper)
+    files = {f.path: f for f in loaded.files}
+    files.update({s.source.path: s.source for s in sheets.sheets.values()})
+    root = project.root
+    found = [place(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        drawer.problems.clear()
-        build_one(drawer, output, pagesize)
-        found.extend((s.source, f) for s, f in drawer.problems)
+        key = inputs.digest(output.sheet, output.relative, output.records)
+        name = hashlib.sha256(output.relative.encode()).hexdigest()[:24] + ".json"
+        cached = _read_cache(cache / name, key, files, root) if cache is not None else None
+        if cached is None:
+            drawer.problems.clear()
+            build_one(drawer, output, pagesize)
+            cached = [place(loaded, s, f) for s, f in drawer.problems]
+            if cache is not None:
+                _write_cache(cache / name, key, cached, root)
+        found.extend(cached)
     unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
     return list(unique.values())
 
 
-def _locate(sheet: SheetFile, finding: Finding) -> Problem:
-    if not sheet.source.raw:  # a generic sheet: no file to point into
-        return Problem(sheet.source.display, 1, 1, finding.pointer, finding.code, "error", finding.message)
-    return sheet.source.locate(finding)
+def place(loaded: LoadedProject, sheet: SheetFile, finding: Finding) -> tuple[RecordFile, Finding]:
+    """Where a problem is to be fixed: the sheet file, or for a generic sheet (no file) the record
+    it names (else the first record of the kind), in its record file."""
+    if sheet.source.raw:
+        return sheet.source, finding
+    named = re.match(r"record '([^']+)'", finding.message)
+    entry = loaded.index.first.get(named.group(1)) if named else None
+    if entry is not None:
+        return entry[1], replace(finding, pointer=entry[1].pointer(entry[2]))
+    record_file = loaded.index.files_by_kind[sheet.kinds[0]][0]
+    return record_file, replace(finding, pointer=record_file.pointer(0))
+
+
+def _locate(loaded: LoadedProject, sheet: SheetFile, finding: Finding) -> Problem:
+    record_file, placed = place(loaded, sheet, finding)
+    return record_file.locate(placed)
 
 
 __all__ = ["SheetResult", "build_sheets", "humanize", "paper_size"]
