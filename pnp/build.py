@@ -22,7 +22,7 @@ from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs
 from pnp.config import Project
 from pnp.impose import Duplex, ImpositionError, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
+from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, write_bytes
 from pnp.problems import Finding, Problem
 
 PACKAGE = Path(__file__).resolve().parent
@@ -125,12 +125,22 @@ def render_kind(
 
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
-    from pnp.layout import LayoutSet
-
     loaded = load_project_records(project)
     problems = list(check_loaded(loaded, CheckOptions()))
     if any(p.severity == "error" for p in problems):
         return BuildResult((), (), tuple(problems))
+    with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.output
+        result = _build_checked(project, options, loaded, problems)
+        if result.exit_code:
+            run.discard()
+            return BuildResult((), (), result.problems)
+    return result
+
+
+def _build_checked(project: Project, options: BuildOptions, loaded: LoadedProject, problems: list[Problem]) -> BuildResult:
+    """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
+    from pnp.layout import LayoutSet
+
     layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
     width, height = parse_paper(options.paper)
     spec = SheetSpec(width, height, duplex=options.duplex)
@@ -195,9 +205,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
             continue
-        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, _ in parts):
+        if any(p.severity == "error" for p in problems) or not all(current(path).is_file() for path, _ in parts):
             continue
-        _combine(combined, [path for path, _ in parts])
+        _combine(combined, [current(path) for path, _ in parts])
         manifest.record(combined, key)
         written.append(combined)
     sheets = _build_sheets(loaded, project, options, manifest)

@@ -71,7 +71,7 @@ class LoadedProject:
     def findings(self) -> list[tuple[RecordFile, Finding]]:
         """Parse and schema findings of every file; waits for validating children, if any."""
         for child, share, by_path in self._pending:
-            reported = child.result() or _validate_share(self.schemas, share, self.project.max_file_bytes)
+            reported = child.result() or _validate_share(self.schemas, share, self.project.max_file_bytes, self.project.root)
             for (path, _), file_findings in zip(share, reported, strict=True):
                 self._findings.extend((by_path[path], f) for f in file_findings)
         self._pending.clear()
@@ -109,10 +109,14 @@ def load_project_records(
     findings, already located, are collected when `findings` is first read.
     """
     schemas = SchemaSet(project.schemas)
-    roots = [project.records] if project.records.is_dir() else []
-    paths = list(iter_record_paths([*roots, *extra], project.display))
+    if not project.records.exists():
+        raise ConfigError(
+            f"{project.display(project.records)}: the records folder does not exist; "
+            "create it or set 'records' in [project] of pnp.toml"
+        )
+    paths = list(iter_record_paths([project.records, *extra], project.display, project.root))
     shares = _validation_shares(paths, jobs, min_bytes)
-    children = [Child(_validate_share, schemas, share, project.max_file_bytes) for share in shares]
+    children = [Child(_validate_share, schemas, share, project.max_file_bytes, project.root) for share in shares]
     delegated = {path for share in shares for path, _ in share}
     files: list[RecordFile] = []
     findings: list[tuple[RecordFile, Finding]] = []
@@ -124,7 +128,7 @@ def load_project_records(
         by_path: dict[Path, RecordFile] = {}
         for path, display in paths:
             mine = path not in delegated
-            record_file = load_file(path, display, project.max_file_bytes, check_duplicates=mine)
+            record_file = load_file(path, display, project.max_file_bytes, mine, project.root)
             files.append(record_file)
             by_path[path] = record_file
             if mine:
@@ -156,11 +160,13 @@ def _validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int)
     return [share for share in (paths[i :: jobs - 1] for i in range(jobs - 1)) if share]
 
 
-def _validate_share(schemas: SchemaSet, share: list[tuple[Path, str]], max_bytes: int) -> list[list[Finding]]:
+def _validate_share(
+    schemas: SchemaSet, share: list[tuple[Path, str]], max_bytes: int, root: Path | None = None
+) -> list[list[Finding]]:
     """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
     reported: list[list[Finding]] = []
     for path, display in share:
-        record_file = load_file(path, display, max_bytes)
+        record_file = load_file(path, display, max_bytes, project=root)
         found = [(record_file, f) for f in record_file.findings]
         for _ in _validate_file(schemas, record_file, found):
             pass

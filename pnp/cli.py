@@ -1,6 +1,7 @@
 """Command line: `pnp check`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`.
 
-Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
+Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage, configuration or environment
+error, 130 interrupted (Ctrl-C).
 Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
 starts fast.
 """
@@ -372,9 +373,9 @@ def _run() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as err:
         click.echo("pnp: aborted", err=True)
-        sys.exit(1)
+        sys.exit(130 if isinstance(err.__context__, KeyboardInterrupt) else 1)  # click turns Ctrl-C into Abort
     except click.ClickException as err:
         err.show()
         sys.exit(2)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pnp.jsonfile import Parsed, item_offsets, json_type, line_col, locate, parse_bytes
+from pnp.paths import RefusedFile, leaves_project, read_regular
 from pnp.problems import Finding, Problem, severity_of
 
 
@@ -63,12 +64,16 @@ class RecordFile:
         )
 
 
-def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> Iterator[tuple[Path, str]]:
+def iter_record_paths(
+    roots: Iterable[Path], display: Callable[[Path], str], project: Path | None = None
+) -> Iterator[tuple[Path, str]]:
     """(path, display name) of every *.json file under the given files and folders.
 
     Sorted as pathlib sorts (by path components), hidden folders and files skipped, each file
     once even when reached twice (by two roots or through a symlink). Walked with os.scandir,
     and a folder's display name computed once: this runs for every file of a large project.
+    With `project`, a symbolic link (to a file or a folder) leading out of it is not followed but
+    listed itself, so that `load_file` reports it.
     """
     seen: set[tuple[int, int]] = set()
     for root in roots:
@@ -77,7 +82,7 @@ def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> 
                 yield root, display(root)
             continue
         found: list[tuple[list[str], str]] = []
-        _walk_json(str(root), [], found, {_inode(os.stat(root))})
+        _walk_json(str(root), [], found, {_inode(os.stat(root))}, project)
         found.sort(key=lambda item: item[0])
         base = display(root)
         for parts, full in found:
@@ -89,17 +94,29 @@ def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> 
                 yield Path(full), os.path.join(base, *parts)
 
 
-def _walk_json(folder: str, parts: list[str], found: list[tuple[list[str], str]], active: set[tuple[int, int]]) -> None:
-    """Collect (relative parts, path) of *.json files; symlinked folders followed, loops cut."""
+def _walk_json(
+    folder: str,
+    parts: list[str],
+    found: list[tuple[list[str], str]],
+    active: set[tuple[int, int]],
+    project: Path | None,
+) -> None:
+    """Collect (relative parts, path) of *.json files; symlinked folders inside `project`
+    followed (loops cut), links out of it collected as they are; an unreadable folder collected
+    too, so that it is reported rather than skipped."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
+        if parts:
+            found.append((parts, folder))
         return
     for entry in entries:
         name = entry.name
         if name.startswith("."):
             continue
-        if name.endswith(".json") and not entry.is_dir():
+        if project is not None and entry.is_symlink() and leaves_project(entry.path, project):
+            found.append(([*parts, name], entry.path))
+        elif name.endswith(".json") and not entry.is_dir():
             found.append(([*parts, name], entry.path))
         elif entry.is_dir():
             try:
@@ -107,7 +124,7 @@ def _walk_json(folder: str, parts: list[str], found: list[tuple[list[str], str]]
             except OSError:
                 continue
             if marker not in active:
-                _walk_json(entry.path, [*parts, name], found, active | {marker})
+                _walk_json(entry.path, [*parts, name], found, active | {marker}, project)
 
 
 def _inode(stat: os.stat_result) -> tuple[int, int]:
@@ -122,26 +139,19 @@ def _first_visit(seen: set[tuple[int, int]], stat: os.stat_result) -> bool:
     return True
 
 
-def load_file(path: Path, display: str, max_bytes: int, check_duplicates: bool = True) -> RecordFile:
+def load_file(
+    path: Path, display: str, max_bytes: int, check_duplicates: bool = True, project: Path | None = None
+) -> RecordFile:
     """Read and parse one record file; problems become its findings.
 
     `check_duplicates=False` skips the duplicate-key check (see parse_bytes) for a file whose
-    findings another process reports.
+    findings another process reports. Only a regular file is read (see pnp.paths), and with
+    `project`, only when a symbolic link to it stays inside the project.
     """
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            finding = Finding(
-                "file-too-large",
-                f"file is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
-                "split it into smaller files (or raise max-file-mb in pnp.toml)",
-                offset=0,
-            )
-            return RecordFile(path, display, b"", [], False, [finding])
-        raw = path.read_bytes()
-    except OSError as err:
-        finding = Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)
-        return RecordFile(path, display, b"", [], False, [finding])
+        raw = read_regular(path, max_bytes, project)
+    except RefusedFile as refused:
+        return RecordFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     parsed: Parsed = parse_bytes(raw, check_duplicates)
     record_file = RecordFile(path, display, raw, [], False, list(parsed.findings), parsed.text)
     if not parsed.ok:

@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from pnp.jsonfile import line_col
+from pnp.paths import RefusedFile, read_regular
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 
@@ -53,13 +54,9 @@ def _mark_at(node: Any, pointer: str, at_key: bool) -> Any:
 def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     """Parse a YAML file into one record; syntax errors and duplicate keys become findings."""
     try:
-        raw = path.read_bytes()
-    except OSError as err:
-        return YamlFile(
-            path, display, b"", [], False, [Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)]
-        )
-    if len(raw) > max_bytes:
-        return YamlFile(path, display, b"", [], False, [Finding("file-too-large", "file is too large", offset=0)])
+        raw = read_regular(path, max_bytes)
+    except RefusedFile as refused:
+        return YamlFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
