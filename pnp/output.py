@@ -117,9 +117,9 @@ class Manifest:
             _active.manifests.append(self)
 
     def fresh(self, output: Path, input_digest: str) -> bool:
-        """True when `output` exists and was built from exactly these inputs."""
+        """True when `output` exists (a file, not a link) and was built from exactly these inputs."""
         key = output.relative_to(self.folder).as_posix()
-        return output.is_file() and self.entries.get(key) == input_digest
+        return output.is_file() and not output.is_symlink() and self.entries.get(key) == input_digest
 
     def record(self, output: Path, input_digest: str) -> None:
         self.entries[output.relative_to(self.folder).as_posix()] = input_digest
