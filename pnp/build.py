@@ -106,8 +106,11 @@ def render_kind(
     records = [((f, i), r) for f, i, r in loaded.records(kind)]
     faces, issues = expand_faces(renderer, records)
     found: list[tuple[Any, Finding]] = []
-    for issue in issues:
-        found.append((None, Finding(issue.code, f"{issue.record_id}: {issue.message}")))
+    origins = {str(record.get("id")): origin for origin, record in records}
+    for issue in issues:  # copies and expand: located at the record
+        record_file, index = origins[issue.record_id]
+        message = f"record {issue.record_id!r}, layout {layout.name!r}: {issue.message}"
+        found.append((record_file, Finding(issue.code, message, record_file.pointer(index))))
     for sheet_issue in write_cut_sheets(handle, renderer, faces, spec, title, tick):
         face, issue = sheet_issue.face, sheet_issue.issue
         record_file, index = face.origin
@@ -137,7 +140,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     return result
 
 
-def _build_checked(project: Project, options: BuildOptions, loaded: LoadedProject, problems: list[Problem]) -> BuildResult:
+def _build_checked(
+    project: Project, options: BuildOptions, loaded: LoadedProject, problems: list[Problem]
+) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
     from pnp.layout import LayoutSet
 

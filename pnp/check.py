@@ -12,6 +12,7 @@ from typing import Any
 from pnp import xrefs
 from pnp.config import ConfigError, Project
 from pnp.jsonfile import json_type, parse_bytes
+from pnp.limits import cap_per_file
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile, iter_record_paths, load_file
 from pnp.schemas import SchemaSet
@@ -71,7 +72,9 @@ class LoadedProject:
     def findings(self) -> list[tuple[RecordFile, Finding]]:
         """Parse and schema findings of every file; waits for validating children, if any."""
         for child, share, by_path in self._pending:
-            reported = child.result() or _validate_share(self.schemas, share, self.project.max_file_bytes, self.project.root)
+            reported = child.result() or _validate_share(
+                self.schemas, share, self.project.max_file_bytes, self.project.root
+            )
             for (path, _), file_findings in zip(share, reported, strict=True):
                 self._findings.extend((by_path[path], f) for f in file_findings)
         self._pending.clear()
@@ -310,4 +313,4 @@ def check_loaded(
         if _is_checked(record_file, checked):
             problems.append(record_file.locate(finding))
     problems.sort(key=Problem.sort_key)
-    return problems
+    return cap_per_file(problems)

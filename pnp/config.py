@@ -10,6 +10,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from pnp import limits as limits_module
+from pnp.limits import Limits
+
 PROJECT_FILE = "pnp.toml"
 DEFAULT_MAX_FILE_MB = 20
 
@@ -39,6 +42,7 @@ class Project:
     games: dict[str, Game]
     paper: str = "a4"
     duplex: str = "long"
+    limits: Limits = limits_module.DEFAULT
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -111,9 +115,16 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     duplex = str(build.get("duplex", "long"))
     if duplex not in ("long", "short", "none"):
         raise ConfigError(f"{path}: [build] duplex must be long, short or none")
-    unknown_tables = sorted(set(table) - {"project", "games", "build"})
+    unknown_tables = sorted(set(table) - {"project", "games", "build", "limits"})
     if unknown_tables:
-        raise ConfigError(f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build]")
+        raise ConfigError(
+            f"{path}: unknown table [{unknown_tables[0]}]; known: [project], [games.PREFIX], [build], [limits]"
+        )
+    try:
+        limits = limits_module.read_table(table.get("limits"), str(path))
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+    limits_module.use(limits)
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     if not isinstance(max_mb, (int, float)) or max_mb <= 0:
         raise ConfigError(f"{path}: [project] max-file-mb must be a positive number")
@@ -128,4 +139,5 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         games=games,
         paper=paper,
         duplex=duplex,
+        limits=limits,
     )

@@ -239,7 +239,9 @@ class Session:
         return _progress(self.options.progress, sum(p.units for p in plans))
 
 
-def _in_output_run(run: Callable[[Project, ExportOptions], ExportResult]) -> Callable[[Project, ExportOptions], ExportResult]:
+def _in_output_run(
+    run: Callable[[Project, ExportOptions], ExportResult],
+) -> Callable[[Project, ExportOptions], ExportResult]:
     """An export as one OutputRun: the output folder locked, every file put in place at the end."""
 
     @functools.wraps(run)

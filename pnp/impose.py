@@ -100,6 +100,9 @@ def back_box(front: Box, spec: SheetSpec) -> Box:
     return Box(spec.page_width - front.x - front.width, front.y, front.width, front.height)
 
 
+MAX_CARDS_PER_SHEET = 2500  # 5 mm tokens on a Letter page come close
+
+
 def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     """As many cards as fit inside the margins, the block centred on the page."""
     pitch_x = card_width + spec.spacing
@@ -112,6 +115,12 @@ def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
         raise ImpositionError(
             f"a {card_width / MM:.1f} x {card_height / MM:.1f} mm card with {spec.bleed / MM:.1f} mm bleed does not fit "
             f"a {spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page with {spec.margin / MM:.0f} mm margins"
+        )
+    if columns * rows > MAX_CARDS_PER_SHEET:  # placing and clipping each against the others is quadratic
+        raise ImpositionError(
+            f"a {card_width / MM:.2f} x {card_height / MM:.2f} mm card makes {columns * rows} cards on one "
+            f"{spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page, over the {MAX_CARDS_PER_SHEET} "
+            "pnp places on a sheet; use a bigger card size or a smaller paper"
         )
     block_w = columns * card_width + (columns - 1) * spec.spacing
     block_h = rows * card_height + (rows - 1) * spec.spacing

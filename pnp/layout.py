@@ -23,6 +23,8 @@ from jinja2 import nodes
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
 from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
 from pnp.schemas import SchemaDocs
@@ -55,8 +57,10 @@ CONTEXT_NAMES = frozenset(
 
 
 def template_env() -> ImmutableSandboxedEnvironment:
-    """The sandbox every layout template runs in: no attribute mutation, no unsafe calls."""
-    env = ImmutableSandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+    """The sandbox every layout template runs in: no attribute mutation, no unsafe calls, bounded work."""
+    from pnp.sandbox import BoundedSandbox
+
+    env = BoundedSandbox(autoescape=False, keep_trailing_newline=False)
     env.filters["roman"] = _roman
     return env
 
@@ -172,6 +176,12 @@ class LayoutSet:
         chain: list[LayoutFile] = []
         current: str | None = name
         while current is not None:
+            if len(chain) > current_limits().extends_depth:
+                what = f"layout {name!r} extends a chain of more than {len(chain) - 1} layouts"
+                self.findings.append(
+                    (chain[0].source, Finding("limit-exceeded", exceeded("extends_depth", what), "/extends"))
+                )
+                return None
             if any(f.name == current for f in chain):
                 cycle = " -> ".join([*(f.name for f in chain), current])
                 self.findings.append(

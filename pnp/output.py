@@ -59,7 +59,9 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     _write_temporary(path.parent, path, write, lambda name: os.replace(name, path))
 
 
-def _write_temporary(folder: Path, path: Path, write: Callable[[IO[bytes]], object], done: Callable[[str], None]) -> None:
+def _write_temporary(
+    folder: Path, path: Path, write: Callable[[IO[bytes]], object], done: Callable[[str], None]
+) -> None:
     """`write` into a new temporary `.NAME.xxxxxxxx.tmp` in `folder`, then `done(its name)`;
     the temporary file is removed when either fails."""
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed only on success

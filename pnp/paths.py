@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import os
 import stat
+from functools import lru_cache
 from pathlib import Path
 
 from pnp.config import ConfigError
+from pnp.limits import current, exceeded
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -105,3 +107,24 @@ def refuse_linked_folder(path: Path) -> None:
             f"{path}: a folder on the way to this output is a symbolic link; pnp never writes or deletes "
             "through links in the output folder: remove the link (or point 'output' in pnp.toml elsewhere)"
         )
+
+
+@lru_cache(maxsize=1024)
+def image_problem(path: Path) -> str:
+    """Why the image at `path` cannot be drawn ("" when it can): not a regular file, too many
+    pixels (a decompression bomb), or content that does not decode. Decoded once per build."""
+    from PIL import Image
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return "is not a regular file; point at an image file"
+        with Image.open(path) as image:
+            pixels = image.width * image.height
+            if pixels > current().image_pixels:
+                return exceeded("image_pixels", f"has {image.width} x {image.height} pixels")
+            image.load()
+    except Image.DecompressionBombError:
+        return exceeded("image_pixels", "has too many pixels")
+    except (OSError, ValueError, SyntaxError) as err:  # UnidentifiedImageError is an OSError
+        return f"cannot be decoded ({err}); export it again as PNG or JPEG"
+    return ""

@@ -60,6 +60,8 @@ CODES: dict[str, Code] = {
     "layout-unknown-kind": Code("error", "a layout for a kind with no schema"),
     "missing-layout": Code("warning", "a kind with records and no layout"),
     "text-overflow": Code("error", "text that does not fit its box even at the minimum size"),
+    # limits on the work an input may cause (pnp.limits; raised in [limits] of pnp.toml)
+    "limit-exceeded": Code("error", "an input over one of the limits on work (copies, sizes, problems per file...)"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }

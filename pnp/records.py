@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import bisect
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,7 @@ class RecordFile:
     findings: list[Finding] = field(default_factory=list)
     _text: str | None = None
     _items: list[int] | None = None
+    _lines: list[int] | None = None
 
     def pointer(self, index: int) -> str:
         return f"/{index}" if self.is_array else ""
@@ -38,7 +41,15 @@ class RecordFile:
         return self._text
 
     def locate(self, finding: Finding) -> Problem:
-        return self.problem(finding, *line_col(self.text, self.offset_of(finding)))
+        """The finding at its line and column: a bisection in the file's line starts (found once),
+        so that locating many problems in one file, even a one-line one, stays linear."""
+        offset = self.offset_of(finding)
+        if self._lines is None:
+            if offset < 4096:  # the common case of a problem near the top: no table needed
+                return self.problem(finding, *line_col(self.text, offset))
+            self._lines = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        line = bisect.bisect_right(self._lines, offset)
+        return self.problem(finding, line, offset - self._lines[line - 1] + 1)
 
     def offset_of(self, finding: Finding) -> int:
         """Character offset in `text` of what the finding is about."""
@@ -114,9 +125,13 @@ def _walk_json(
         name = entry.name
         if name.startswith("."):
             continue
-        if project is not None and entry.is_symlink() and leaves_project(entry.path, project):
-            found.append(([*parts, name], entry.path))
-        elif name.endswith(".json") and not entry.is_dir():
+        if (
+            project is not None
+            and entry.is_symlink()
+            and leaves_project(entry.path, project)
+            or name.endswith(".json")
+            and not entry.is_dir()
+        ):
             found.append(([*parts, name], entry.path))
         elif entry.is_dir():
             try:

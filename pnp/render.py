@@ -24,6 +24,9 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.fonts import FAMILIES, SANS, Family, register_bundled, register_file
 from pnp.impose import Box
 from pnp.layout import Layout, template_env
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
+from pnp.paths import image_problem
 
 Context = dict[str, Any]
 
@@ -158,6 +161,18 @@ def wrap(paragraphs: list[list[Word]], width: float, size: float, wrap_lines: bo
     if not wrap_lines and any(_line_width(line, size) > width + 0.01 for line in lines):
         return None
     return lines
+
+
+def _text_size_over_limit(size: float, min_size: float) -> str:
+    """The limit-exceeded message when a text size is out of bounds, else ""."""
+    limits = current_limits()
+    if size > limits.text_max_pt:
+        return exceeded("text_max_pt", f"text size {size:g} pt")
+    if min_size < limits.text_min_pt:
+        return exceeded("text_min_pt", f"minimum text size {min_size:g} pt").replace(
+            "over the limit", "under the limit"
+        )
+    return ""
 
 
 def _line_width(line: list[Word], size: float) -> float:
@@ -408,6 +423,10 @@ class Renderer:
         min_size = float(min_size if min_size is not None else spec.get("min_size", size))
         leading = float(spec.get("leading", 1.18))
         wrap_lines = bool(spec.get("wrap", True))
+        over = _text_size_over_limit(size, min_size)
+        if over:  # shrink-to-fit tries every half point from size down to min_size: keep that bounded
+            issues.append(RenderIssue("limit-exceeded", str(record.get("id")), element.name, over))
+            return
         lines = None
         while True:
             lines = wrap(paragraphs, w, size, wrap_lines)
@@ -721,6 +740,10 @@ def draw_image(d: Drawing, element: Element) -> None:
         issues.append(
             RenderIssue("missing-asset", str(record.get("id")), element.name, f"image {source!r} does not exist")
         )
+        return
+    broken = image_problem(path)
+    if broken:
+        issues.append(RenderIssue("bad-asset", str(record.get("id")), element.name, f"image {source!r} {broken}"))
         return
     image = r.images[source] = ImagePath(path, r.root)
     _place_image(canvas, element, r._frame(element, box), image)

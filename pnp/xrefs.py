@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from pnp.jsonfile import locate
+from pnp.paths import image_problem
 from pnp.problems import Finding
 from pnp.records import RecordFile
 from pnp.schemas import Site
 
 Located = tuple[RecordFile, Finding]
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+MAX_EDITED_ID = 64  # ids longer than this get no edit-distance candidates (see Index.closest_ids)
 
 
 @dataclass(slots=True)
@@ -117,7 +119,8 @@ class Index:
         Candidates: the ids next to it in sorted order (a typo after an intact start), and
         every id one deletion, transposition, or change of the first two characters away (a
         typo at the start). Both are dictionary or bisect lookups, so a did-you-mean costs
-        microseconds even among 100,000 ids; rapidfuzz ranks the few candidates.
+        microseconds even among 100,000 ids; rapidfuzz ranks the few candidates. An id longer
+        than MAX_EDITED_ID gets only its sorted neighbours: the edits would grow with its square.
         """
         if self._sorted is None:
             self._sorted = sorted(self.first)
@@ -125,7 +128,7 @@ class Index:
         ordered = self._sorted
         at = bisect.bisect_left(ordered, wanted)
         candidates = set(ordered[max(0, at - 6) : at + 6])
-        n = len(wanted)
+        n = len(wanted) if len(wanted) <= MAX_EDITED_ID else 0  # edits of a long id: n strings of n characters
         edits = {wanted[:i] + wanted[i + 1 :] for i in range(n)}
         edits.update(wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1))
         edits.update(wanted[:i] + c + wanted[i + 1 :] for i in range(min(2, n)) for c in ID_CHARS)
@@ -148,23 +151,32 @@ def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
     return index
 
 
-def check_duplicates(index: Index) -> Iterator[Located]:
+def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
+    """One problem per record with a used id, naming up to `shown` other places (linear in the
+    number of duplicates: each place is located once)."""
     for rid, places in index.duplicates.items():
-        for _kind, record_file, i in places:
-            others = [f"{f.display}:{_line_of(f, j)} ({k})" for k, f, j in places if (f, j) != (record_file, i)]
+        where = [f"{f.display}:{_line_of(f, j)} ({k})" for k, f, j in places]
+        for n, (_kind, record_file, i) in enumerate(places):
+            others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
+            more = len(places) - 1 - len(others)
+            also = ", ".join(others) + (f" and {more} more" if more else "")
             yield (
                 record_file,
                 Finding(
                     "duplicate-id",
-                    f"id {rid!r} is used more than once: also at {', '.join(others)}; ids must be unique",
+                    f"id {_short(rid)!r} is used more than once: also at {also}; ids must be unique",
                     pointer=record_file.pointer(i) + "/id",
                 ),
             )
 
 
+def _short(value: str, limit: int = 80) -> str:
+    """A value as quoted in a message: long ones cut, so that a message stays one readable line."""
+    return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
 def _line_of(record_file: RecordFile, i: int) -> int:
-    offset = locate(record_file.text, record_file.pointer(i) + "/id")
-    return record_file.text.count("\n", 0, offset) + 1
+    return record_file.locate(Finding("duplicate-id", "", record_file.pointer(i) + "/id")).line
 
 
 def values_at(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
@@ -328,14 +340,17 @@ def kinds_phrase(kinds: tuple[str, ...]) -> str:
 
 def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Finding | None:
     kinds_text = kinds_phrase(site.kinds)
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return None  # the schema reports the wrong type
     if site.by != "id":
         table = index.by_field(site.kinds, site.by)
         if value in table:
             return None
-        known = ", ".join(str(v) for v in sorted(table, key=str)[:20])
+        known = ", ".join(_short(str(v), 40) for v in sorted(table, key=str)[:20])
         return Finding(
             "missing-reference",
-            f"{value!r} names no {kinds_text} by {site.by}; existing: {known or 'none'}",
+            f"{(_short(value) if isinstance(value, str) else value)!r} names no {kinds_text} by {site.by}; "
+            f"existing: {known or 'none'}",
             pointer,
         )
     if not isinstance(value, str):
@@ -344,7 +359,7 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
     if entry is None:
         close = index.closest_ids(value, site.kinds)
         hint = f"; did you mean {close[0]!r}?" if close else "; add that record, or correct the id"
-        return Finding("missing-reference", f"{value!r} names no {kinds_text} record{hint}", pointer)
+        return Finding("missing-reference", f"{_short(value)!r} names no {kinds_text} record{hint}", pointer)
     if entry[0] not in site.kinds:
         return Finding(
             "wrong-kind-reference",
@@ -449,6 +464,9 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
     if not head.startswith(magic):
         wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
         return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)
+    broken = image_problem(resolved) if asset == "image" else ""
+    if broken:  # what pnp build would find: check promises what build delivers
+        return Finding("bad-asset", f"image {value!r} {broken}", pointer)
     return None
 
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import yaml
 
-from pnp.jsonfile import line_col
+from pnp.jsonfile import TOO_DEEP, line_col
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
 from pnp.paths import RefusedFile, read_regular
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
@@ -62,10 +64,17 @@ def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     except UnicodeDecodeError as err:
         message = f"byte 0x{raw[err.start : err.start + 1].hex()} is not valid UTF-8; save the file as UTF-8"
         return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=0)])
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
+    except _TooLarge as err:
+        message = exceeded("yaml_values", "with its aliases (*name) expanded, this file holds too many values")
+        return YamlFile(path, display, raw, [], False, [Finding("limit-exceeded", message, offset=0)])
+    except RecursionError:
+        return YamlFile(
+            path, display, raw, [], False, [Finding("json-syntax", TOO_DEEP.replace("JSON", "YAML"), offset=0)]
+        )
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         offset = _offset(text, mark.line, mark.column) if mark is not None else 0
@@ -82,6 +91,59 @@ def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     if not records:
         findings.append(Finding("not-a-record", "a layout file holds one mapping (YAML) or object (JSON)", offset=0))
     return YamlFile(path, display, raw, records, False, findings, node=node)
+
+
+class _TooLarge(Exception):
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+    """Safe YAML, bounded and JSON-shaped: an alias (*name) stands for a whole tree, so a few
+    nested ones make a "billion laughs"; the tree's size with aliases expanded is counted
+    (in time linear in the file) before anything is built from it. Dates are kept as the text
+    written, binary values refused."""
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        sizes: dict[int, int] = {}
+        limit = current_limits().yaml_values
+        if _expanded_size(node, sizes, limit) > limit:
+            raise _TooLarge(limit)
+        return node
+
+    def construct_yaml_timestamp(self, node: Any) -> Any:
+        return self.construct_scalar(node)
+
+    def construct_yaml_binary(self, node: Any) -> Any:
+        raise yaml.constructor.ConstructorError(
+            None, None, "a binary value (!!binary) has no JSON form; write text instead", node.start_mark
+        )
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _Loader.construct_yaml_binary)
+
+
+def _expanded_size(node: Any, sizes: dict[int, int], limit: int) -> int:
+    """Values under `node` with every alias expanded; each distinct node counted once (memo)."""
+    known = sizes.get(id(node))
+    if known is not None:
+        return known
+    total = 1
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            total += _expanded_size(item, sizes, limit)
+            if total > limit:
+                break
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            total += _expanded_size(key, sizes, limit) + _expanded_size(value, sizes, limit)
+            if total > limit:
+                break
+    sizes[id(node)] = total
+    return total
 
 
 def _offset(text: str, line: int, column: int) -> int:
