@@ -141,15 +141,18 @@ def build(
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.build import BuildOptions, run_build
     from pnp.check import CheckResult
-    from pnp.impose import Duplex, ImpositionError, parse_paper
+    from pnp.impose import MM, Duplex, ImpositionError, parse_paper
+    from pnp.limits import exceeded
     from pnp.report import REPORTER_BY_NAME
 
     project = _project(project_dir)
     paper_name = paper or project.paper
     try:
-        parse_paper(paper_name)
+        longer = max(parse_paper(paper_name)) / MM
     except ImpositionError as err:
         raise ConfigError(str(err)) from None
+    if longer > project.limits.paper_mm:
+        raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.0f} mm long"))
     options = BuildOptions(
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),

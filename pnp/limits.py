@@ -24,6 +24,7 @@ class Limits:
 
     copies: int = 1000  # copies of one record (a record's `copies` or a layout's)
     expand_range: int = 1000  # values of one `expand` range
+    covers_range: int = 1000  # values of a {min, max} range that an `x-covers` list must cover
     faces_per_kind: int = 100_000  # faces (copies x expansions) of one kind in one build
     paper_mm: float = 2000.0  # the longer side of a sheet of paper
     text_max_pt: float = 400.0  # a text element's `size`

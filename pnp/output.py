@@ -13,6 +13,7 @@ with no change rewrites nothing.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -26,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pnp import __version__
+from pnp.config import ConfigError
 from pnp.paths import RefusedFile, read_regular, refuse_linked_folder
 from pnp.problems import Problem
 
@@ -146,6 +148,21 @@ class Manifest:
 
 
 _active: OutputRun | None = None
+_DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EDQUOT}
+
+
+class OutputError(ConfigError):
+    """The output folder cannot be written (full, read-only, not a folder): exit status 2."""
+
+
+def _cannot_write(path: Path, err: OSError, replacing: bool = False) -> str:
+    where = err.filename or path
+    done = (
+        "some outputs may have been replaced; none counts as up to date, so the next build redoes them"
+        if replacing
+        else "nothing was changed in the output folder"
+    )
+    return f"cannot write {where}: {err.strerror or err}; {done} (free some space, or make it a writable folder)"
 
 
 class OutputRun:
@@ -177,7 +194,11 @@ class OutputRun:
         global _active
         try:
             if error is None and not self.discarded:
-                self.commit()
+                try:
+                    self.commit()
+                except OSError as err:
+                    self.discard()
+                    raise OutputError(_cannot_write(self.folder, err, replacing=True)) from None
             else:
                 self.discard()
         finally:
@@ -197,8 +218,13 @@ class OutputRun:
                 os.unlink(old)
             self.staged[path] = name
 
-        self.folder.mkdir(parents=True, exist_ok=True)
-        _write_temporary(self.folder, path, write, keep)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            _write_temporary(self.folder, path, write, keep)
+        except OSError as err:
+            if err.errno not in _DISK_ERRORS:
+                raise
+            raise OutputError(_cannot_write(path, err)) from None
 
     def current(self, path: Path) -> Path:
         """Where `path`'s newest content is now: its staged temporary file, or the file itself."""

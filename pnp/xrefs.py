@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from pnp.jsonfile import locate
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
 from pnp.paths import image_problem
 from pnp.problems import Finding
 from pnp.records import RecordFile
@@ -380,6 +382,8 @@ def check_counts(index: Index) -> Iterator[Located]:
 def count_present(index: Index, component: dict[str, Any]) -> int:
     """Physical items of a component line's kind (sum of copies), narrowed by its `where`."""
     where = component.get("where") or {}
+    if not isinstance(where, dict):
+        return 0
     present = 0
     for _, _, record in index.records_of(component["kind"]):
         if all(record.get(k) == v for k, v in where.items()):
@@ -403,9 +407,9 @@ def component_lines(index: Index) -> Iterator[tuple[RecordFile, int, int, dict[s
 def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Finding | None:
     kind = component["kind"]
     expected = component.get("count")
-    if not isinstance(expected, int):
-        return None
     where = component.get("where") or {}
+    if not isinstance(expected, int) or not isinstance(where, dict):
+        return None  # the schema reports the wrong type
     present = count_present(index, component)
     if present == expected:
         return None
@@ -498,6 +502,10 @@ def _numbers(value: Any) -> list[float]:
     return []
 
 
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
 def _allowed_values(value: Any) -> list[Any]:
     """A list of values, or every integer of a {min, max} range."""
     if isinstance(value, list):
@@ -524,7 +532,13 @@ def _max_problem(record: Any, parts: list[str], site: Site, value: Any, pointer:
 def _covers_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
     if not isinstance(value, list):
         return None
-    wanted = _allowed_values(resolve_relative(record, parts, site.kinds[0]))
+    allowed = resolve_relative(record, parts, site.kinds[0])
+    if isinstance(allowed, dict) and _ints(allowed.get("min"), allowed.get("max")):
+        span = allowed["max"] - allowed["min"] + 1
+        if span > current_limits().covers_range:
+            what = f"the range {allowed['min']}..{allowed['max']} that {site.kinds[0].split('/', 1)[1]} gives"
+            return Finding("limit-exceeded", exceeded("covers_range", what), pointer)
+    wanted = _allowed_values(allowed)
     present: set[Any] = set()
     for item in value:
         got = item.get(site.by) if isinstance(item, dict) else None
@@ -535,6 +549,7 @@ def _covers_problem(record: Any, parts: list[str], site: Site, value: Any, point
     target = site.kinds[0].split("/", 1)[1]
     return Finding(
         "inconsistent-value",
-        f"no entry for {site.by} {', '.join(map(str, missing))}, which {target} allows; add one per {site.by} value",
+        f"no entry for {site.by} {', '.join(map(str, missing[:20]))}{' ...' if len(missing) > 20 else ''}, "
+        f"which {target} allows; add one per {site.by} value",
         pointer,
     )

@@ -68,7 +68,7 @@ def load_yaml(path: Path, display: str, max_bytes: int) -> YamlFile:
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
-    except _TooLarge as err:
+    except _TooLarge:
         message = exceeded("yaml_values", "with its aliases (*name) expanded, this file holds too many values")
         return YamlFile(path, display, raw, [], False, [Finding("limit-exceeded", message, offset=0)])
     except RecursionError:

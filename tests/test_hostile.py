@@ -295,3 +295,135 @@ def test_a_second_run_waits_for_the_lock_and_ctrl_c_exits_130(built: Path) -> No
     _, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0, err
     assert "wrote output/test/test.spell.pdf" in err
+
+
+def test_output_folder_that_cannot_be_written_is_an_environment_error(built: Path) -> None:
+    """Root ignores permissions, so the folder is made unwritable another way: a file stands
+    where output/test/ should be. One line, exit 2, no traceback; the next build redoes it."""
+    change_spells(built)
+    shutil.rmtree(built / "output" / "test")
+    (built / "output" / "test").write_bytes(b"in the way")
+    done = pnp(built, "build")
+    assert_clean(done)
+    assert done.returncode == 2
+    assert "pnp: error: cannot write" in done.stderr and "none counts as up to date" in done.stderr
+    assert not list((built / "output").glob(".*.tmp"))
+    (built / "output" / "test").unlink()
+    done = pnp(built, "build")
+    assert done.returncode == 0 and "0 up to date" in done.stderr
+
+
+def test_file_names_that_are_not_utf8_in_json_and_sarif(project: Path) -> None:
+    os.close(os.open(os.path.join(os.fsencode(project / "cards"), b"bad\xff.json"), os.O_CREAT | os.O_WRONLY))
+    done = pnp(project, "check", "--format", "json")
+    assert_clean(done)
+    assert done.returncode == 1
+    assert [p["file"] for p in json.loads(done.stdout)["problems"]] == ["cards/bad\\xff.json"]
+    done = pnp(project, "check", "--format", "sarif")
+    assert done.returncode == 1
+    location = json.loads(done.stdout)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "cards/bad%FF.json"
+
+
+# --- bounded work at build time: each attack is a located problem naming its limit ------------
+
+
+def edit_layout(project: Path, name: str, change: dict[str, object], element: dict[str, object] | None = None) -> None:
+    path = project / "layouts" / f"{name}.json"
+    data = json.loads(path.read_text())
+    data.update(change)
+    if element is not None:
+        base = {"name": "attack", "type": "text", "x": 5, "y": 30, "w": 50, "h": 20}
+        data.setdefault("front", {}).setdefault("elements", []).append({**base, **element})
+    path.write_text(json.dumps(data))
+
+
+def huge_png(path: Path) -> None:
+    """A 100,000 x 100,000 pixel PNG of a few kilobytes: a decompression bomb."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 0, 0, 0, 0)
+    body = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 100_001 * 20, 9)) + chunk(b"IEND", b"")
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + body)
+
+
+ATTACKS = {
+    "layout copies": (
+        lambda p: edit_layout(p, "test-spell", {"copies": "{{ 10 ** 8 }}"}),
+        "limit-exceeded",
+        "(copies)",
+    ),
+    "expand range": (
+        lambda p: edit_layout(p, "test-spell", {"expand": {"n": {"from": 1, "to": 10**8}}}),
+        "limit-exceeded",
+        "(expand-range)",
+    ),
+    "template loop": (
+        lambda p: edit_layout(
+            p,
+            "test-spell",
+            {},
+            {"text": "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"},
+        ),
+        "layout-error",
+        "(template-seconds)",
+    ),
+    "template huge string": (
+        lambda p: edit_layout(p, "test-spell", {}, {"text": "{{ 'x' * 10 ** 9 }}"}),
+        "layout-error",
+        "(template-output)",
+    ),
+    "template power": (
+        lambda p: edit_layout(p, "test-spell", {}, {"text": "{{ 7 ** 100000000 }}"}),
+        "layout-error",
+        "(template-output)",
+    ),
+    "template output": (
+        lambda p: edit_layout(p, "test-spell", {}, {"text": "{% for i in range(99999) %}{{ 'xy' * 50 }}{% endfor %}"}),
+        "layout-error",
+        "(template-output)",
+    ),
+    "shrink to fit": (
+        lambda p: edit_layout(p, "test-spell", {}, {"text": "many words " * 50, "size": 1e9, "min_size": 1e-9}),
+        "limit-exceeded",
+        "(text-max-pt)",
+    ),
+    "tiny card": (
+        lambda p: edit_layout(p, "test-spell", {"size": {"width": 0.01, "height": 0.01}}),
+        "layout-error",
+        "cards on one 210 x 297 mm page",
+    ),
+    "decompression bomb": (lambda p: huge_png(p / "art" / "sun.png"), "bad-asset", "(image-pixels)"),
+    "corrupt image": (
+        lambda p: (p / "art" / "sun.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"garbage" * 100),
+        "bad-asset",
+        "cannot be decoded",
+    ),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_bounded_build(project: Path, attack: str) -> None:
+    setup, code, limit = ATTACKS[attack]
+    setup(project)
+    (project / "pnp.toml").write_text((project / "pnp.toml").read_text() + "\n[limits]\ntemplate-seconds = 0.5\n")
+    started = time.monotonic()
+    done = pnp(project, "build")
+    assert_clean(done)
+    assert done.returncode == 1, done.stderr
+    first = done.stdout.splitlines()[0]
+    assert f"error[{code}]" in first and limit in first, done.stdout
+    assert first.startswith(("cards/", "layouts/"))  # located in a file
+    assert time.monotonic() - started < 60
+    assert not (project / "output").exists()
+
+
+def test_huge_paper_is_refused(project: Path) -> None:
+    done = pnp(project, "build", "--paper", "100000x100000mm")
+    assert_clean(done)
+    assert done.returncode == 2
+    assert "(paper-mm)" in done.stderr
