@@ -291,11 +291,16 @@ class Renderer:
         background, elements = self.faces[face]
         canvas.saveState()
         self._clip(canvas, box, clip)
-        fill = self._paint(
-            background if not isinstance(background, Template) else None,
-            context,
-            background if isinstance(background, Template) else None,
-        )
+        try:
+            fill = self._paint(
+                background if not isinstance(background, Template) else None,
+                context,
+                background if isinstance(background, Template) else None,
+            )
+        except TEMPLATE_FAILURES as err:
+            fill = None
+            message = f"template of the {face} background failed: {type(err).__name__}: {err}"
+            issues.append(RenderIssue("layout-error", str(record.get("id")), "background", message))
         if fill is not None:
             canvas.setFillColor(fill)
             b = self.bleed
@@ -389,6 +394,8 @@ class Renderer:
             path = (self.root / font).resolve()
             if not path.is_relative_to(self.root):
                 raise TemplateError(f"font {font!r} is outside the project")
+            if not path.is_file():  # a pipe or a device would block the font reader
+                raise TemplateError(f"font {font!r} is not a regular file in the project")
             name = register_file(path)
             cached = Family(name, name, name, name)
             self._family_cache[font] = cached

@@ -397,6 +397,27 @@ ATTACKS = {
         "layout-error",
         "cards on one 210 x 297 mm page",
     ),
+    "font is a fifo": (
+        lambda p: (
+            os.mkfifo(p / "art" / "font.ttf"),
+            edit_layout(p, "test-spell", {}, {"text": "x", "font": "art/font.ttf"}),
+        ),
+        "layout-error",
+        "is not a regular file",
+    ),
+    "corrupt font": (
+        lambda p: (
+            (p / "art" / "font.ttf").write_bytes(b"\x00\x01\x00\x00" + b"garbage" * 50),
+            edit_layout(p, "test-spell", {}, {"text": "x", "font": "art/font.ttf"}),
+        ),
+        "layout-error",
+        "not a usable TrueType font",
+    ),
+    "background template": (
+        lambda p: edit_layout(p, "test-spell", {"front": {"background": "{{ 'x' * 10 ** 9 }}"}}),
+        "layout-error",
+        "(template-output)",
+    ),
     "decompression bomb": (lambda p: huge_png(p / "art" / "sun.png"), "bad-asset", "(image-pixels)"),
     "corrupt image": (
         lambda p: (p / "art" / "sun.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"garbage" * 100),
