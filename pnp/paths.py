@@ -45,7 +45,7 @@ def leaves_project(path: Path | str, root: Path) -> bool:
 def kind_of(mode: int) -> str:
     """What a non-regular file is, in words."""
     if stat.S_ISDIR(mode):
-        return "a folder"
+        return "a folder that cannot be listed"  # the records walk lists every folder it can
     if stat.S_ISFIFO(mode):
         return "a named pipe (FIFO)"
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):

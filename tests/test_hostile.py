@@ -448,3 +448,37 @@ def test_huge_paper_is_refused(project: Path) -> None:
     assert_clean(done)
     assert done.returncode == 2
     assert "(paper-mm)" in done.stderr
+
+
+def test_unreadable_folder_is_reported_not_skipped(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A records folder pnp cannot list is a problem at the folder, never silently skipped.
+    chmod 000 does not stop root, so as root the refusal is simulated in this process (the
+    same walk and reader the CLI uses); as another user, the real CLI meets a real one."""
+    locked = project / "cards" / "locked"
+    locked.mkdir()
+    (locked / "hidden.json").write_text("[]")
+    if os.getuid() != 0:
+        locked.chmod(0)
+        try:
+            done = pnp(project, "check")
+        finally:
+            locked.chmod(0o755)
+        assert done.returncode == 1
+        assert done.stdout.startswith("cards/locked:1:1: error[unreadable-file]: cannot read file: Permission denied")
+        return
+    from pnp import records
+
+    real_scandir = os.scandir
+
+    def refusing(path: str) -> object:
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(records.os, "scandir", refusing)
+    found = list(records.iter_record_paths([project / "cards"], lambda p: str(p.relative_to(project)), project))
+    assert (locked, "cards/locked") in found
+    loaded = records.load_file(locked, "cards/locked", 1 << 20, project=project)
+    assert [(f.code, f.message) for f in loaded.findings] == [
+        ("unreadable-file", "a folder that cannot be listed, not a regular file; pnp reads only regular files")
+    ]
