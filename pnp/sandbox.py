@@ -37,20 +37,10 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         digits = right * math.log10(abs(left)) if operator == "**" and _ints(left, right) and abs(left) > 1 else 0
         if digits > 1000:
             raise LimitExceeded(exceeded("template_output", f"{left} ** {right} has over 1000 digits"))
-        if (
-            operator == "*"
-            and isinstance(right, int)
-            and isinstance(left, (str, list, tuple))
-            and len(left) * right > cap
-        ):
-            raise LimitExceeded(exceeded("template_output", f"a repetition of {len(left) * right} items"))
-        if (
-            operator == "*"
-            and isinstance(left, int)
-            and isinstance(right, (str, list, tuple))
-            and len(right) * left > cap
-        ):
-            raise LimitExceeded(exceeded("template_output", f"a repetition of {len(right) * left} items"))
+        if operator == "*":
+            for sequence, times in ((left, right), (right, left)):
+                if isinstance(sequence, (str, list, tuple)) and _ints(times) and len(sequence) * times > cap:
+                    raise LimitExceeded(exceeded("template_output", f"a repetition of {len(sequence) * times} items"))
         return super().call_binop(context, operator, left, right)
 
 

@@ -8,12 +8,14 @@ of the project, and the example stays inside its time and memory budget.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import resource
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +74,20 @@ def check_within_budget(project_dir: Path) -> list[Any]:
         assert problem.file and problem.line >= 1 and problem.column >= 1, problem
         assert "internal error" not in problem.message
     return list(result.problems)
+
+
+@contextlib.contextmanager
+def replaced(path: Path, data: Any) -> Iterator[None]:
+    """`path` holding `data` (JSON, or bytes as they are) for the example, then as it was."""
+    original = path.read_bytes() if path.exists() else None
+    try:
+        path.write_bytes(data if isinstance(data, bytes) else json.dumps(data, ensure_ascii=False).encode())
+        yield
+    finally:
+        if original is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_bytes(original)
 
 
 # --- schemas as hypothesis-jsonschema takes them -------------------------------------------------

@@ -31,7 +31,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzzkit import ROOT, check_within_budget, copy_project, inline_refs, json_values, mutated, record_schemas
+from fuzzkit import (
+    ROOT,
+    check_within_budget,
+    copy_project,
+    inline_refs,
+    json_values,
+    mutated,
+    record_schemas,
+    replaced,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -63,10 +72,6 @@ SCHEMAS = {
 }
 
 
-def write(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-
-
 @pytest.mark.parametrize("name", sorted(SCHEMAS))
 def test_generated_records(name: str, fixture_project: Path, build_project: Path) -> None:
     project = fixture_project if name.startswith("fixture/") else build_project
@@ -74,13 +79,10 @@ def test_generated_records(name: str, fixture_project: Path, build_project: Path
 
     @given(st.lists(from_schema(schema), min_size=1, max_size=3))
     def check(records: list[Any]) -> None:
-        write(project / "cards" / "fuzz.json", records)
-        check_within_budget(project)
+        with replaced(project / "cards" / "fuzz.json", records):
+            check_within_budget(project)
 
-    try:
-        check()
-    finally:
-        (project / "cards" / "fuzz.json").unlink(missing_ok=True)
+    check()
 
 
 REAL = {
@@ -91,22 +93,15 @@ REAL = {
 @given(st.sampled_from(sorted(REAL)).flatmap(lambda name: st.tuples(st.just(name), mutated(REAL[name]))))
 def test_mutated_records(build_project: Path, case: tuple[str, Any]) -> None:
     name, data = case
-    try:
-        write(build_project / "cards" / name, data)
+    with replaced(build_project / "cards" / name, data):
         check_within_budget(build_project)
-    finally:
-        write(build_project / "cards" / name, REAL[name])
 
 
 @given(st.binary(max_size=3000) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_arbitrary_bytes(build_project: Path, raw: bytes) -> None:
-    path = build_project / "cards" / "raw.json"
-    try:
-        path.write_bytes(raw)
+    with replaced(build_project / "cards" / "raw.json", raw):
         problems = check_within_budget(build_project)
-        assert all(p.file.startswith("cards/") for p in problems), problems
-    finally:
-        path.unlink(missing_ok=True)
+    assert all(p.file.startswith("cards/") for p in problems), problems
 
 
 LAYOUT_SCHEMA = inline_refs(json.loads((ROOT / "pnp" / "layout.schema.json").read_text()), ROOT / "pnp")
@@ -115,26 +110,16 @@ layouts = from_schema(LAYOUT_SCHEMA).map(lambda layout: {**layout, "kinds": ["te
 
 @given(layouts)
 def test_generated_layouts_are_checked(build_project: Path, layout: dict[str, Any]) -> None:
-    path = build_project / "layouts" / "test-spell.json"
-    original = path.read_bytes()
-    try:
-        write(path, layout)
+    with replaced(build_project / "layouts" / "test-spell.json", layout):
         check_within_budget(build_project)
-    finally:
-        path.write_bytes(original)
 
 
 @settings(max_examples=BUILD_EXAMPLES)
 @given(layouts)
 def test_generated_layouts_build(build_project: Path, layout: dict[str, Any]) -> None:
-    path = build_project / "layouts" / "test-spell.json"
-    original = path.read_bytes()
-    try:
-        write(path, layout)
+    with replaced(build_project / "layouts" / "test-spell.json", layout):
         started = time.monotonic()
         result = run_build(load_project(explicit=build_project), BuildOptions(kinds=("test.spell",)))
         assert time.monotonic() - started < 60
-        for problem in result.problems:
-            assert problem.file and problem.line >= 1, problem
-    finally:
-        path.write_bytes(original)
+    for problem in result.problems:
+        assert problem.file and problem.line >= 1, problem

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzzkit import ROOT, check_within_budget, mutated, record_schemas
+from fuzzkit import ROOT, check_within_budget, mutated, record_schemas, replaced
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -41,12 +41,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     st.sampled_from(sorted(SCHEMAS)).flatmap(lambda name: st.lists(from_schema(SCHEMAS[name]), min_size=1, max_size=2))
 )
 def test_generated_records_of_every_kind(project: Path, records: list[Any]) -> None:
-    path = project / "cards" / "fuzz.json"
-    try:
-        path.write_text(json.dumps(records, ensure_ascii=False), encoding="utf-8")
+    with replaced(project / "cards" / "fuzz.json", records):
         check_within_budget(project)
-    finally:
-        path.unlink(missing_ok=True)
 
 
 def _real(index: int) -> Any:
@@ -57,9 +53,5 @@ def _real(index: int) -> Any:
 @given(st.integers(0, len(REAL_FILES) - 1).flatmap(lambda i: st.tuples(st.just(i), mutated(_real(i)))))
 def test_mutated_real_records(project: Path, case: tuple[int, Any]) -> None:
     index, data = case
-    path = project / "cards" / REAL_FILES[index].name
-    try:
-        path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    with replaced(project / "cards" / REAL_FILES[index].name, data):
         check_within_budget(project)
-    finally:
-        path.unlink(missing_ok=True)
