@@ -7,6 +7,7 @@ same y; short-edge: same x, y = page_height - y_front - height.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -100,11 +101,17 @@ def back_box(front: Box, spec: SheetSpec) -> Box:
     return Box(spec.page_width - front.x - front.width, front.y, front.width, front.height)
 
 
+MAX_POINTS = 3e7  # about 10 km: no sheet is larger
 MAX_CARDS_PER_SHEET = 2500  # 5 mm tokens on a Letter page come close
 
 
 def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     """As many cards as fit inside the margins, the block centred on the page."""
+    sizes = (card_width, card_height, spec.bleed, spec.spacing, spec.margin, spec.page_width, spec.page_height)
+    if not all(math.isfinite(v) and abs(v) < MAX_POINTS for v in sizes):  # e.g. a bleed of 1e307 mm
+        raise ImpositionError(
+            "the card size, bleed or margins are beyond any sheet of paper (over 10 km); check the layout's size and bleed"
+        )
     pitch_x = card_width + spec.spacing
     pitch_y = card_height + spec.spacing
     usable_w = spec.page_width - 2 * spec.margin

@@ -3,8 +3,8 @@
 Jinja's sandbox stops templates from reaching Python internals, not from working forever:
 `{{ 'x' * 10**9 }}`, `{{ 10**10**8 }}` or nested loops over `range(100000)` would hang a build.
 Here `*` and `**` may not build huge values, a render may not produce more than
-`template-output` characters, and may not run longer than `template-seconds` (a SIGALRM timer,
-in the main thread on platforms that have one).
+`template-output` characters, and may not run longer than `template-seconds` (checked by a
+SIGALRM handler every quarter second, in the main thread on platforms that have setitimer).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,7 +48,11 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
 def bounded_render(chunks: Iterator[str]) -> str:
     """Join a template's output chunks, within the output and time limits."""
     limits = current()
-    with _deadline(limits.template_seconds):
+    outer = _started[0]
+    if outer is None:  # not nested in another render (whose start counts)
+        _watch()
+        _started[0] = time.monotonic()
+    try:
         size = 0
         out: list[str] = []
         for chunk in chunks:
@@ -56,6 +61,8 @@ def bounded_render(chunks: Iterator[str]) -> str:
                 raise LimitExceeded(exceeded("template_output", "the template's output is too long"))
             out.append(chunk)
         return "".join(out)
+    finally:
+        _started[0] = outer
 
 
 def _ints(*values: Any) -> bool:
@@ -76,32 +83,26 @@ class BoundedTemplate(Template):
 
 BoundedSandbox.template_class = BoundedTemplate
 
-_armed = [False]  # a render is timed now: SIGALRM is ours
+_started: list[float | None] = [None]  # when the render in progress began
+WATCH_INTERVAL = 0.25  # seconds between looks at the render in progress
 
 
-class _deadline:
-    """SIGALRM after `seconds` (main thread, where there is SIGALRM): a loop with no output ends too.
-    The handler is installed once; each render only sets and clears the timer."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.armed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-
-    def __enter__(self) -> None:
-        if self.armed and not _armed[0]:
-            if signal.getsignal(signal.SIGALRM) is not _timed_out:
-                signal.signal(signal.SIGALRM, _timed_out)
-            _armed[0] = True
-            signal.setitimer(signal.ITIMER_REAL, self.seconds)
-        else:
-            self.armed = False  # nested (a template rendering a template): the outer timer counts
-
-    def __exit__(self, *exc: object) -> None:
-        if self.armed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            _armed[0] = False
+def _watch() -> None:
+    """Start, once per process, a timer (SIGALRM every WATCH_INTERVAL) whose handler ends a render
+    running over `template_seconds`: a loop that prints nothing ends too. Only in the main
+    thread of a platform with setitimer; a render costs no system call."""
+    if _watching[0] or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        return
+    _watching[0] = True
+    signal.signal(signal.SIGALRM, _look)
+    signal.setitimer(signal.ITIMER_REAL, WATCH_INTERVAL, WATCH_INTERVAL)
 
 
-def _timed_out(signum: int, frame: Any) -> None:
-    if _armed[0]:
+_watching = [False]
+
+
+def _look(signum: int, frame: Any) -> None:
+    started = _started[0]
+    if started is not None and time.monotonic() - started > current().template_seconds:
+        _started[0] = None  # raised once: the render unwinds
         raise LimitExceeded(exceeded("template_seconds", "the template ran too long"))

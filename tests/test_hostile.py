@@ -418,6 +418,11 @@ ATTACKS = {
         "layout-error",
         "(template-output)",
     ),
+    "huge bleed": (
+        lambda p: edit_layout(p, "test-spell", {"bleed": 3.17e307}),  # found by the long fuzz profile
+        "layout-error",
+        "beyond any sheet of paper",
+    ),
     "decompression bomb": (lambda p: huge_png(p / "art" / "sun.png"), "bad-asset", "(image-pixels)"),
     "corrupt image": (
         lambda p: (p / "art" / "sun.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"garbage" * 100),
