@@ -217,6 +217,14 @@ class LayoutSet:
         for layout_file in reversed(chain):
             data = merge(data, layout_file.data)
         data.pop("abstract", None) if not chain[0].data.get("abstract") else None
+        untyped = _untyped_element(data)
+        if untyped and not data.get("abstract"):
+            message = (
+                f"element {untyped} has no 'type' in this layout or any it extends; give it one "
+                "(an element that changes one of an extended layout must use that element's name)"
+            )
+            self.findings.append((chain[0].source, Finding("layout-error", message)))
+            return None
         return Layout(name, list(reversed(chain)), data, list(chain[0].data.get("kinds", [])))
 
     def _assign(self, layout: Layout, kinds: set[str]) -> None:
@@ -258,6 +266,16 @@ def layout_paths(folder: Path) -> list[Path]:
         return []
     found = [p for p in folder.iterdir() if p.is_file() and (p.suffix == ".json" or p.suffix in YAML_SUFFIXES)]
     return sorted(p for p in found if p.name != "icons.json")
+
+
+def _untyped_element(data: dict[str, Any]) -> str:
+    """The first element of the resolved layout that has no type ('' when all have one)."""
+    for face in ("front", "back"):
+        elements = (data.get(face) or {}).get("elements") or []
+        for index, element in enumerate(elements):
+            if isinstance(element, dict) and "type" not in element:
+                return repr(element.get("name", f"{face}[{index}]"))
+    return ""
 
 
 def merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
