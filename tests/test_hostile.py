@@ -487,3 +487,11 @@ def test_unreadable_folder_is_reported_not_skipped(project: Path, monkeypatch: p
     assert [(f.code, f.message) for f in loaded.findings] == [
         ("unreadable-file", "a folder that cannot be listed, not a regular file; pnp reads only regular files")
     ]
+
+
+def test_a_fifo_schema_is_a_configuration_error(project: Path) -> None:
+    os.mkfifo(project / "schemas" / "test.pipe.schema.json")
+    done = pnp(project, "check")
+    assert_clean(done)
+    assert done.returncode == 2
+    assert "test.pipe.schema.json: a named pipe (FIFO), not a regular file" in done.stderr
