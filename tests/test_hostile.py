@@ -229,6 +229,7 @@ def test_build_killed_while_rendering_changes_nothing(built: Path, first_build: 
     manifest = (built / "output" / ".pnp-manifest.json").read_bytes()
     change_spells(built)
     change_cards(built)
+    edit_layout(built, "test-spell", {"copies": 300})  # seconds of drawing after the first staged file
     running = start(built, "build", "--force")
     deadline = time.monotonic() + 120
     while running.poll() is None and not list((built / "output").glob(".*.tmp")):
