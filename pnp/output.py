@@ -178,6 +178,7 @@ class OutputRun:
         self.removals: dict[Path, None] = {}
         self.manifests: list[Manifest] = []
         self.discarded = False
+        self._created = False
         self._lock: int | None = None
 
     def __enter__(self) -> OutputRun:
@@ -199,6 +200,9 @@ class OutputRun:
                 except OSError as err:
                     self.discard()
                     raise OutputError(_cannot_write(self.folder, err, replacing=True)) from None
+                except BaseException:  # a link found at the last moment, Ctrl-C: no temporary stays
+                    self.discard()
+                    raise
             else:
                 self.discard()
         finally:
