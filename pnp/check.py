@@ -251,6 +251,7 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
         sites = schemas.sites(kind)
         yield from xrefs.check_records(index, kind, sites, icons, project.root)
     yield from xrefs.check_counts(index)
+    yield from xrefs.check_copies(index)
     if any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*")):
         yield from _layout_findings(loaded)
 

@@ -379,6 +379,18 @@ def check_counts(index: Index) -> Iterator[Located]:
             yield record_file, finding
 
 
+def check_copies(index: Index) -> Iterator[Located]:
+    """Records whose `copies` is over the limit: pnp build would refuse to draw them, so pnp
+    check says so first."""
+    limit = current_limits().copies
+    for kind in sorted(index.files_by_kind):
+        for record_file, i, record in index.records_of(kind):
+            copies = record.get("copies")
+            if isinstance(copies, int) and not isinstance(copies, bool) and copies > limit:
+                message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
+                yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
+
+
 def count_present(index: Index, component: dict[str, Any]) -> int:
     """Physical items of a component line's kind (sum of copies), narrowed by its `where`."""
     where = component.get("where") or {}
