@@ -69,6 +69,8 @@ def read_regular(path: Path | str, max_bytes: int, root: Path | None = None) -> 
         descriptor = os.open(path, _OPEN_FLAGS)
     except OSError as err:
         raise RefusedFile("unreadable-file", f"cannot read file: {err.strerror}") from None
+    except ValueError as err:  # a NUL byte in the name
+        raise RefusedFile("unreadable-file", f"cannot read file: {err}") from None
     try:
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):

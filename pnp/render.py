@@ -8,6 +8,7 @@ size), which is what makes shrink-to-fit cheap enough for 10,000 cards.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -743,7 +744,7 @@ def draw_image(d: Drawing, element: Element) -> None:
             )
         )
         return
-    if not path.is_file():
+    if not os.path.isfile(path):  # False too for a name too long for the file system
         issues.append(
             RenderIssue("missing-asset", str(record.get("id")), element.name, f"image {source!r} does not exist")
         )

@@ -458,14 +458,20 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
         return Finding(
             "asset-outside-project", f"{value!r} is an absolute path; use a path relative to the project root", pointer
         )
-    resolved = (root / candidate).resolve()
-    if not resolved.is_relative_to(root.resolve()):
+    try:
+        resolved = (root / candidate).resolve()
+        inside = resolved.is_relative_to(root.resolve())
+        exists = inside and resolved.is_file()
+    except (OSError, ValueError) as err:  # a name too long, a NUL byte
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return Finding("missing-asset", f"{asset} {_short(value)!r} is not a usable path: {reason}", pointer)
+    if not inside:
         return Finding(
             "asset-outside-project",
             f"{value!r} points outside the project folder (through ../ or a symlink); keep assets inside the project",
             pointer,
         )
-    if not resolved.is_file():
+    if not exists:
         return Finding(
             "missing-asset",
             f"{asset} {value!r} does not exist (paths are relative to the project root); check the path or add the file",
