@@ -27,7 +27,7 @@ from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
+from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, write_bytes
 from pnp.problems import Problem, severity_of
 
 
@@ -65,17 +65,30 @@ def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...])
 
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
-    from pnp.layout import LayoutSet
-
     loaded = load_project_records(project)
     problems = list(check_loaded(loaded, CheckOptions(render=False)))
+    from pnp.layout import LayoutSet
+
     layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
     if options.lang:
         from pnp.translate import localize_build
 
         project, loaded, layouts, problems = localize_build(loaded, layouts, problems, options.lang, options.fallback)
     if any(p.severity == "error" for p in problems):  # nothing is written; report what check reports
-        return BuildResult((), (), tuple(problems if options.lang else check_loaded(loaded, CheckOptions())))
+        reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
+        return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
+    with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.output
+        result = _build_checked(project, options, loaded, layouts, problems)
+        if result.exit_code:
+            run.discard()
+            return BuildResult((), (), result.problems)
+    return result
+
+
+def _build_checked(
+    project: Project, options: BuildOptions, loaded: LoadedProject, layouts: Any, problems: list[Problem]
+) -> BuildResult:
+    """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
     width, height = parse_paper(options.paper)
     spec = SheetSpec(width, height, duplex=options.duplex)
     manifest = Manifest(project.output)
@@ -127,9 +140,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
             continue
-        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, _, _ in parts):
+        if any(p.severity == "error" for p in problems) or not all(current(path).is_file() for path, _, _ in parts):
             continue
-        _combine(combined, [(path, backs) for path, _, backs in parts], options.duplex != "none")
+        _combine(combined, [(current(path), backs) for path, _, backs in parts], options.duplex != "none")
         manifest.record(combined, key)
         written.append(combined)
     for result in _build_sheets(loaded, project, options, manifest):

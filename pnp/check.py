@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from pnp import xrefs
-from pnp.config import Project
+from pnp.config import ConfigError, Project
 from pnp.fields import FieldGuide
 from pnp.jsonfile import json_type, parse_bytes
+from pnp.limits import cap_per_file
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile, iter_record_paths, load_file
 from pnp.schemas import SchemaSet
@@ -74,7 +75,11 @@ class LoadedProject:
         """Parse and schema findings of every file; waits for validating children, if any."""
         for child, share, by_path in self._pending:
             reported = child.result() or _validate_share(
-                self.schemas, share, self.project.max_file_bytes, FieldGuide.for_project(self.project, self.schemas)
+                self.schemas,
+                share,
+                self.project.max_file_bytes,
+                FieldGuide.for_project(self.project, self.schemas),
+                self.project.root,
             )
             for (path, _), file_findings in zip(share, reported, strict=True):
                 self._findings.extend((by_path[path], f) for f in file_findings)
@@ -111,11 +116,15 @@ def load_project_records(
     findings, already located, are collected when `findings` is first read.
     """
     schemas = SchemaSet(project.schemas)
-    roots = [project.records] if project.records.is_dir() else []
-    paths = list(iter_record_paths([*roots, *extra], project.display))
+    if not project.records.exists():
+        raise ConfigError(
+            f"{project.display(project.records)}: the records folder does not exist; "
+            "create it or set 'records' in [project] of pnp.toml"
+        )
+    paths = list(iter_record_paths([project.records, *extra], project.display, project.root))
     guide = FieldGuide.for_project(project, schemas)
     shares = _validation_shares(paths, jobs, min_bytes)
-    children = [Child(_validate_share, schemas, share, project.max_file_bytes, guide) for share in shares]
+    children = [Child(_validate_share, schemas, share, project.max_file_bytes, guide, project.root) for share in shares]
     delegated = {path for share in shares for path, _ in share}
     files: list[RecordFile] = []
     findings: list[tuple[RecordFile, Finding]] = []
@@ -127,7 +136,9 @@ def load_project_records(
         by_path: dict[Path, RecordFile] = {}
         for path, display in paths:
             mine = path not in delegated
-            record_file = load_file(path, display, project.max_file_bytes, check_duplicates=mine, guide=guide)
+            record_file = load_file(
+                path, display, project.max_file_bytes, check_duplicates=mine, guide=guide, project=project.root
+            )
             files.append(record_file)
             by_path[path] = record_file
             if mine:
@@ -160,12 +171,16 @@ def _validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int)
 
 
 def _validate_share(
-    schemas: SchemaSet, share: list[tuple[Path, str]], max_bytes: int, guide: FieldGuide
+    schemas: SchemaSet,
+    share: list[tuple[Path, str]],
+    max_bytes: int,
+    guide: FieldGuide,
+    root: Path | None = None,
 ) -> list[list[Finding]]:
     """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
     reported: list[list[Finding]] = []
     for path, display in share:
-        record_file = load_file(path, display, max_bytes, guide=guide)
+        record_file = load_file(path, display, max_bytes, guide=guide, project=root)
         found = [(record_file, f) for f in record_file.findings]
         for _ in _validate_file(schemas, record_file, found):
             pass
@@ -247,6 +262,7 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
         sites = schemas.sites(kind)
         yield from xrefs.check_records(index, kind, sites, icons, project.root)
     yield from xrefs.check_counts(index)
+    yield from xrefs.check_copies(index)
     from pnp.projectfiles import check_schema_keywords
 
     yield from check_schema_keywords(project.schemas, project.display)
@@ -345,7 +361,7 @@ def check_loaded(
 
         problems.extend(_located(translation_findings(loaded, options.render), options, checked))
     problems.sort(key=Problem.sort_key)
-    return problems
+    return cap_per_file(problems)
 
 
 def not_found_before(problems: list[Problem], drawn: list[Problem]) -> list[Problem]:

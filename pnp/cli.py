@@ -1,7 +1,8 @@
 """Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`,
 `pnp translate`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
 
-Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage or configuration error.
+Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage, configuration or environment
+error, 130 interrupted (Ctrl-C).
 Heavy modules (reportlab, jinja2) are imported inside the commands that draw, so `pnp check`
 starts fast.
 """
@@ -242,14 +243,17 @@ def build(
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.build import BuildOptions
-    from pnp.impose import Duplex, ImpositionError, parse_paper
+    from pnp.impose import MM, Duplex, ImpositionError, parse_paper
+    from pnp.limits import exceeded
 
     project = _project(project_dir, fmt)
     paper_name = paper or project.paper
     try:
-        parse_paper(paper_name)
+        longer = max(parse_paper(paper_name)) / MM
     except ImpositionError as err:
         raise ConfigError(str(err)) from None
+    if longer > project.limits.paper_mm:
+        raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.0f} mm long"))
     options = BuildOptions(
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),
@@ -599,9 +603,9 @@ def _run() -> None:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as err:
         sys.exit(err.exit_code)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as err:
         click.echo("pnp: aborted", err=True)
-        sys.exit(1)
+        sys.exit(130 if isinstance(err.__context__, KeyboardInterrupt) else 1)  # click turns Ctrl-C into Abort
     except click.ClickException as err:
         err.show()
         sys.exit(2)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pnp import limits as limits_module
+from pnp.limits import Limits
 from pnp.problems import Problem
 
 PROJECT_FILE = "pnp.toml"
@@ -55,6 +57,7 @@ class Project:
     sources: dict[str, str | dict[str, str]] = field(default_factory=dict)
     list_separator: str = ""  # [sources] list-separator: splits a cell into a list
     sheets: Path | None = None  # sheet files (docs/sheets.md); None: <root>/sheets
+    limits: Limits = limits_module.DEFAULT
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -120,6 +123,11 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     duplex = str(build.get("duplex", "long"))
     languages = build.get("languages", [])
     sources, list_separator = _sources(settings, root)
+    try:
+        limits = limits_module.read_table(settings.data.get("limits"))
+    except limits_module.LimitsError as err:
+        settings.fail("limits", err.key, str(err))
+    limits_module.use(limits)
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     return Project(
         root=root,
@@ -136,6 +144,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         sources=sources,
         list_separator=list_separator,
         sheets=folder("sheets", "sheets"),
+        limits=limits,
     )
 
 
@@ -164,12 +173,13 @@ class ProjectFileCheck:
         self.lines = text.splitlines()
         self.data = data
         for name, value in data.items():
-            known = ["project", "build", "games", "sources"]
+            known = ["project", "build", "games", "sources", "limits"]
             if name not in known:
                 self.fail(
                     name,
                     None,
-                    f"unknown table [{name}]{_hint(name, known)}; tables: [project], [build], [games.PREFIX], [sources]",
+                    f"unknown table [{name}]{_hint(name, known)}; "
+                    "tables: [project], [build], [games.PREFIX], [sources], [limits]",
                 )
             if not isinstance(value, dict):
                 self.fail(name, None, f"{name} must be a table: [{name}]")

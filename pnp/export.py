@@ -16,6 +16,7 @@ not change is not rewritten (digests in the output folder's manifest), output is
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import math
@@ -35,7 +36,7 @@ from pnp.check import CheckOptions, LoadedProject, check_loaded, load_icon_specs
 from pnp.config import ConfigError, Game, Project
 from pnp.diagnose import asset_files, code_digest, place
 from pnp.impose import MM, Box
-from pnp.output import Manifest, OutputResult, atomic_write, digest
+from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, digest, remove_output
 from pnp.problems import Finding, Problem
 
 if TYPE_CHECKING:
@@ -224,12 +225,25 @@ class Session:
         keep = {t.resolve() for t in targets}
         for path in candidates:
             if path.is_file() and path.resolve() not in keep:
-                path.unlink()
+                remove_output(path)
                 self.removed.append(path)
                 self.manifest.entries.pop(path.relative_to(self.manifest.folder).as_posix(), None)
 
     def progress(self, plans: list[KindPlan]) -> Callable[[int], None]:
         return _progress(self.options.progress, sum(p.units for p in plans))
+
+
+def _in_output_run(
+    run: Callable[[Project, ExportOptions], ExportResult],
+) -> Callable[[Project, ExportOptions], ExportResult]:
+    """An export as one OutputRun: the output folder locked, every file put in place at the end."""
+
+    @functools.wraps(run)
+    def locked(project: Project, options: ExportOptions) -> ExportResult:
+        with OutputRun(project.output):
+            return run(project, options)
+
+    return locked
 
 
 def face_names(faces: list[Face]) -> list[str]:
@@ -433,6 +447,7 @@ def _element_bounds(renderer: Renderer, element: Any) -> tuple[float, float, flo
 # --- pnp export printshop ---------------------------------------------------------------------
 
 
+@_in_output_run
 def run_printshop(project: Project, options: ExportOptions) -> ExportResult:
     """output/<game>/printshop/<kind>.pdf: one face per page at trim + bleed."""
     session = Session(project, options)
@@ -479,6 +494,7 @@ def _printshop_bleed(plan: KindPlan, options: ExportOptions) -> float:
 # --- pnp export png ---------------------------------------------------------------------------
 
 
+@_in_output_run
 def run_png(project: Project, options: ExportOptions) -> ExportResult:
     """output/<game>/png/<kind>/<record-id>[-<n>]-front.png (and -back.png)."""
     session = Session(project, options)
@@ -566,6 +582,7 @@ def compose_sheet(images: list[Image], hidden: Image, grid: SheetGrid) -> Image:
     return sheet
 
 
+@_in_output_run
 def run_tts(project: Project, options: ExportOptions) -> ExportResult:
     """output/<game>/tts/<kind>-<n>.png and .json per sheet, and <kind>-back.png (or a back sheet per sheet)."""
     from PIL import Image as PILImage
@@ -666,6 +683,7 @@ def _plain_colour(plan: KindPlan) -> str:
 # --- pnp export gallery -----------------------------------------------------------------------
 
 
+@_in_output_run
 def run_gallery(project: Project, options: ExportOptions) -> ExportResult:
     """output/gallery/index.html and output/gallery/img/<game>/<kind>/<name>-front.png (and -back.png)."""
     session = Session(project, options)

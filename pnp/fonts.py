@@ -50,7 +50,7 @@ FAMILIES = {"sans": SANS, "condensed": CONDENSED}
 _registered: set[str] = set()
 
 
-class FontError(Exception):
+class FontError(ValueError):  # a ValueError: drawing reports it as a layout problem
     """A font file that cannot be used (message names the file and why)."""
 
 

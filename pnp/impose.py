@@ -7,6 +7,7 @@ same y; short-edge: same x, y = page_height - y_front - height.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -100,8 +101,17 @@ def back_box(front: Box, spec: SheetSpec) -> Box:
     return Box(spec.page_width - front.x - front.width, front.y, front.width, front.height)
 
 
+MAX_POINTS = 3e7  # about 10 km: no sheet is larger
+MAX_CARDS_PER_SHEET = 2500  # 5 mm tokens on a Letter page come close
+
+
 def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     """As many cards as fit inside the margins, the block centred on the page."""
+    sizes = (card_width, card_height, spec.bleed, spec.spacing, spec.margin, spec.page_width, spec.page_height)
+    if not all(math.isfinite(v) and abs(v) < MAX_POINTS for v in sizes):  # e.g. a bleed of 1e307 mm
+        raise ImpositionError(
+            "the card size, bleed or margins are beyond any sheet of paper (over 10 km); check the layout's size and bleed"
+        )
     pitch_x = card_width + spec.spacing
     pitch_y = card_height + spec.spacing
     usable_w = spec.page_width - 2 * spec.margin
@@ -112,6 +122,12 @@ def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
         raise ImpositionError(
             f"a {card_width / MM:.1f} x {card_height / MM:.1f} mm card with {spec.bleed / MM:.1f} mm bleed does not fit "
             f"a {spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page with {spec.margin / MM:.0f} mm margins"
+        )
+    if columns * rows > MAX_CARDS_PER_SHEET:  # placing and clipping each against the others is quadratic
+        raise ImpositionError(
+            f"a {card_width / MM:.2f} x {card_height / MM:.2f} mm card makes {columns * rows} cards on one "
+            f"{spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page, over the {MAX_CARDS_PER_SHEET} "
+            "pnp places on a sheet; use a bigger card size or a smaller paper"
         )
     block_w = columns * card_width + (columns - 1) * spec.spacing
     block_h = rows * card_height + (rows - 1) * spec.spacing

@@ -22,6 +22,7 @@ from pnp.problems import Finding
 scanstring: Any = getattr(json.decoder, "scanstring")  # noqa: B009 - in CPython, missing from the stubs
 
 BOM = b"\xef\xbb\xbf"
+TOO_DEEP = "JSON nested too deeply to read; records need only a few levels: check the brackets"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +41,11 @@ def parse_bytes(raw: bytes, check_duplicates: bool = True) -> Parsed:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as err:
         return diagnose(raw, strict=err)
-    if not check_duplicates or (b"\\u003" not in raw and raw.count(b":") == orjson.dumps(data).count(b":")):
+    try:
+        again = orjson.dumps(data) if check_duplicates and b"\\u003" not in raw else b""
+    except TypeError:  # nested deeper than 255 levels: no record needs that, later stages recurse
+        return Parsed(None, None, (Finding("json-syntax", TOO_DEEP, offset=0),), False)
+    if not check_duplicates or (again and raw.count(b":") == again.count(b":")):
         return Parsed(data, None, (), True)
     return diagnose(raw)
 
@@ -97,7 +102,7 @@ def diagnose(raw: bytes, strict: orjson.JSONDecodeError | None = None) -> Parsed
         findings.append(
             Finding(
                 "json-syntax",
-                "JSON nested too deeply to read; records need only a few levels: check the brackets",
+                TOO_DEEP,
                 offset=0,
             )
         )

@@ -23,6 +23,8 @@ from jinja2 import nodes
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
 from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
 from pnp.schemas import SchemaDocs
@@ -55,8 +57,10 @@ CONTEXT_NAMES = frozenset(
 
 
 def template_env() -> ImmutableSandboxedEnvironment:
-    """The sandbox every layout template runs in: no attribute mutation, no unsafe calls."""
-    env = ImmutableSandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+    """The sandbox every layout template runs in: no attribute mutation, no unsafe calls, bounded work."""
+    from pnp.sandbox import BoundedSandbox
+
+    env = BoundedSandbox(autoescape=False, keep_trailing_newline=False)
     env.filters["roman"] = _roman
     env.filters["ref"] = lambda value, field="name": value  # the renderer's looks the record up
     return env
@@ -191,6 +195,12 @@ class LayoutSet:
         chain: list[LayoutFile] = []
         current: str | None = name
         while current is not None:
+            if len(chain) > current_limits().extends_depth:
+                what = f"layout {name!r} extends a chain of more than {len(chain) - 1} layouts"
+                self.findings.append(
+                    (chain[0].source, Finding("limit-exceeded", exceeded("extends_depth", what), "/extends"))
+                )
+                return None
             if any(f.name == current for f in chain):
                 cycle = " -> ".join([*(f.name for f in chain), current])
                 self.findings.append(
@@ -226,6 +236,14 @@ class LayoutSet:
         for layout_file in reversed(chain):
             data = merge(data, layout_file.data)
         data.pop("abstract", None) if not chain[0].data.get("abstract") else None
+        untyped = _untyped_element(data)
+        if untyped and not data.get("abstract"):
+            message = (
+                f"element {untyped} has no 'type' in this layout or any it extends; give it one "
+                "(an element that changes one of an extended layout must use that element's name)"
+            )
+            self.findings.append((chain[0].source, Finding("layout-error", message)))
+            return None
         return Layout(name, list(reversed(chain)), data, list(chain[0].data.get("kinds", [])))
 
     def _assign(self, layout: Layout, kinds: set[str]) -> None:
@@ -267,6 +285,16 @@ def layout_paths(folder: Path) -> list[Path]:
         return []
     found = [p for p in folder.iterdir() if p.is_file() and (p.suffix == ".json" or p.suffix in YAML_SUFFIXES)]
     return sorted(p for p in found if p.name != "icons.json")
+
+
+def _untyped_element(data: dict[str, Any]) -> str:
+    """The first element of the resolved layout that has no type ('' when all have one)."""
+    for face in ("front", "back"):
+        elements = (data.get(face) or {}).get("elements") or []
+        for index, element in enumerate(elements):
+            if isinstance(element, dict) and "type" not in element:
+                return repr(element.get("name", f"{face}[{index}]"))
+    return ""
 
 
 def merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:

@@ -6,6 +6,7 @@ The only stage that owns a reportlab canvas for cut sheets. Output is determinis
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import product
@@ -16,6 +17,8 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
 from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
 from pnp.problems import Finding
 from pnp.render import TEMPLATE_FAILURES, Renderer
 
@@ -35,6 +38,7 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
     A `copies` or `expand` template that fails is a layout finding (`in_layout`), once per layout.
     """
     data = renderer.layout.data
+    limits = current_limits()
     faces: list[Face] = []
     issues: list[Finding] = []
     copies_spec = data.get("copies")
@@ -51,9 +55,19 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
                     start = _int_value(renderer, spec["from"], context, 1)
                     pointer = f"/expand/{name}/to"
                     stop = _int_value(renderer, spec["to"], context, 1)
+                    if stop - start >= limits.expand_range:
+                        raise _OverLimit("expand_range", f"expand {name!r} from {start} to {stop}")
                     axes.append([(name, n) for n in range(start, stop + 1)])
                 else:
                     axes.append([(name, value) for value in spec])
+            if int(copies) > limits.copies:
+                raise _OverLimit("copies", f"{int(copies)} copies")
+            total = math.prod(len(axis) for axis in axes) * max(int(copies), 0)
+            if len(faces) + total > limits.faces_per_kind:
+                raise _OverLimit("faces_per_kind", f"{len(faces) + total} faces of this kind")
+        except _OverLimit as over:
+            issues.append(Finding("limit-exceeded", f"record {record.get('id')!r}: {over.message}"))
+            continue
         except TEMPLATE_FAILURES as err:
             message = (
                 f"layout {renderer.layout.name!r}: {pointer[1:]} must give a whole number: {err} "
@@ -66,6 +80,12 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
             for copy_number in range(1, max(int(copies), 0) + 1):
                 faces.append(Face(record, {**extra, "copy": copy_number}, origin))
     return faces, issues
+
+
+class _OverLimit(Exception):
+    def __init__(self, name: str, what: str) -> None:
+        super().__init__(name)
+        self.message = exceeded(name, what)
 
 
 def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: Any) -> int:

@@ -94,6 +94,8 @@ CODES: dict[str, Code] = {
     "sheet-cycle": Code("error", "sheets that include each other in a cycle"),
     "sheet-unknown-kind": Code("error", "a sheet for a kind with no schema"),
     "generic-sheet": Code("warning", "a kind printed on sheets that no sheet file lists (a generic sheet is made)"),
+    # limits on the work an input may cause (pnp.limits; raised in [limits] of pnp.toml)
+    "limit-exceeded": Code("error", "an input over one of the limits on work (copies, sizes, problems per file...)"),
     # exports
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }

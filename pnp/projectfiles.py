@@ -61,10 +61,14 @@ def check_icons(project: Project) -> Iterator[Located]:
 
 def no_layouts(loaded: LoadedProject) -> Iterator[Located]:
     """A warning, once, when a project has records of card kinds and no layout at all."""
-    kinds = sorted(k for k in loaded.index.files_by_kind if loaded.schemas.is_card(k))
+    unreadable = {id(f) for f, finding in loaded.findings if finding.code == "json-syntax"}  # as --jobs 1 sees them
+    files_by_kind = {
+        k: [f for f in files if id(f) not in unreadable] for k, files in loaded.index.files_by_kind.items()
+    }
+    kinds = sorted(k for k, files in files_by_kind.items() if files and loaded.schemas.is_card(k))
     if not kinds:
         return
-    record_file = loaded.index.files_by_kind[kinds[0]][0]
+    record_file = files_by_kind[kinds[0]][0]
     yield (
         record_file,
         Finding(

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import bisect
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pnp.jsonfile import Parsed, item_offsets, json_type, line_col, locate, parse_bytes
+from pnp.paths import RefusedFile, leaves_project, read_regular, refuse_unless_regular
 from pnp.problems import Finding, Problem, severity_of
 
 if TYPE_CHECKING:
@@ -55,6 +58,7 @@ class RecordFile:
     _text: str | None = None
     _items: list[int] | None = None
     locator: Locator | None = None
+    _lines: list[int] | None = None
 
     def pointer(self, index: int) -> str:
         return f"/{index}" if self.is_array else ""
@@ -68,10 +72,18 @@ class RecordFile:
         return self._text
 
     def locate(self, finding: Finding) -> Problem:
+        """The finding at its line and column: for text, a bisection in the file's line starts
+        (found once), so that locating many problems in one file, even a one-line one, stays linear."""
+        offset = self.offset_of(finding)
         if self.locator is not None:
-            line, column, cell = self.locator.position(self.offset_of(finding))
+            line, column, cell = self.locator.position(offset)
             return self.problem(finding, line, column, cell)
-        return self.problem(finding, *line_col(self.text, self.offset_of(finding)))
+        if self._lines is None:
+            if offset < 4096:  # the common case of a problem near the top: no table needed
+                return self.problem(finding, *line_col(self.text, offset))
+            self._lines = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        line = bisect.bisect_right(self._lines, offset)
+        return self.problem(finding, line, offset - self._lines[line - 1] + 1)
 
     def where(self, pointer: str) -> str:
         """A short place for messages that name another record: FILE:LINE, or FILE:CELL."""
@@ -113,12 +125,16 @@ class RecordFile:
         )
 
 
-def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> Iterator[tuple[Path, str]]:
+def iter_record_paths(
+    roots: Iterable[Path], display: Callable[[Path], str], project: Path | None = None
+) -> Iterator[tuple[Path, str]]:
     """(path, display name) of every record file (RECORD_SUFFIXES) under the given files and folders.
 
     Sorted as pathlib sorts (by path components), hidden folders and files skipped, each file
     once even when reached twice (by two roots or through a symlink). Walked with os.scandir,
     and a folder's display name computed once: this runs for every file of a large project.
+    With `project`, a symbolic link (to a file or a folder) leading out of it is not followed but
+    listed itself, so that `load_file` reports it.
     """
     seen: set[tuple[int, int]] = set()
     for root in roots:
@@ -127,7 +143,7 @@ def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> 
                 yield root, display(root)
             continue
         found: list[tuple[list[str], str]] = []
-        _walk_json(str(root), [], found, {_inode(os.stat(root))})
+        _walk_json(str(root), [], found, {_inode(os.stat(root))}, project)
         found.sort(key=lambda item: item[0])
         base = display(root)
         for parts, full in found:
@@ -139,17 +155,33 @@ def iter_record_paths(roots: Iterable[Path], display: Callable[[Path], str]) -> 
                 yield Path(full), os.path.join(base, *parts)
 
 
-def _walk_json(folder: str, parts: list[str], found: list[tuple[list[str], str]], active: set[tuple[int, int]]) -> None:
-    """Collect (relative parts, path) of record files; symlinked folders followed, loops cut."""
+def _walk_json(
+    folder: str,
+    parts: list[str],
+    found: list[tuple[list[str], str]],
+    active: set[tuple[int, int]],
+    project: Path | None,
+) -> None:
+    """Collect (relative parts, path) of record files; symlinked folders inside `project`
+    followed (loops cut), links out of it collected as they are; an unreadable folder collected
+    too, so that it is reported rather than skipped."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
+        if parts:
+            found.append((parts, folder))
         return
     for entry in entries:
         name = entry.name
         if name.startswith((".", "~$")):  # hidden; ~$name.xlsx: the lock file Excel keeps while it has one open
             continue
-        if os.path.splitext(name)[1].lower() in RECORD_SUFFIXES and not entry.is_dir():
+        if (
+            project is not None
+            and entry.is_symlink()
+            and leaves_project(entry.path, project)
+            or os.path.splitext(name)[1].lower() in RECORD_SUFFIXES
+            and not entry.is_dir()
+        ):
             found.append(([*parts, name], entry.path))
         elif entry.is_dir():
             try:
@@ -157,7 +189,7 @@ def _walk_json(folder: str, parts: list[str], found: list[tuple[list[str], str]]
             except OSError:
                 continue
             if marker not in active:
-                _walk_json(entry.path, [*parts, name], found, active | {marker})
+                _walk_json(entry.path, [*parts, name], found, active | {marker}, project)
 
 
 def _inode(stat: os.stat_result) -> tuple[int, int]:
@@ -173,15 +205,26 @@ def _first_visit(seen: set[tuple[int, int]], stat: os.stat_result) -> bool:
 
 
 def load_file(
-    path: Path, display: str, max_bytes: int, check_duplicates: bool = True, guide: FieldGuide | None = None
+    path: Path,
+    display: str,
+    max_bytes: int,
+    check_duplicates: bool = True,
+    guide: FieldGuide | None = None,
+    project: Path | None = None,
 ) -> RecordFile:
     """Read and parse one record file; problems become its findings.
 
     `check_duplicates=False` skips the duplicate-key check (see parse_bytes) for a file whose
     findings another process reports. `guide` (the project's schemas and [sources]) turns
-    spreadsheet cells into typed fields.
+    spreadsheet cells into typed fields. Only a regular file is read (see pnp.paths), and with
+    `project`, only when a symbolic link to it stays inside the project.
     """
     reader = RECORD_SUFFIXES.get(path.suffix.lower(), "json")
+    if reader != "json":  # read by their own parsers: the same rules first (regular, inside)
+        try:
+            refuse_unless_regular(path, project)
+        except RefusedFile as refused:
+            return RecordFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     if reader == "yaml":
         from pnp.yamlfile import load_yaml_records
 
@@ -191,19 +234,9 @@ def load_file(
 
         return load_table(path, display, max_bytes, guide)
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            finding = Finding(
-                "file-too-large",
-                f"file is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
-                "split it into smaller files (or raise max-file-mb in pnp.toml)",
-                offset=0,
-            )
-            return RecordFile(path, display, b"", [], False, [finding])
-        raw = path.read_bytes()
-    except OSError as err:
-        finding = Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)
-        return RecordFile(path, display, b"", [], False, [finding])
+        raw = read_regular(path, max_bytes, project)
+    except RefusedFile as refused:
+        return RecordFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     parsed: Parsed = parse_bytes(raw, check_duplicates)
     record_file = RecordFile(path, display, raw, [], False, list(parsed.findings), parsed.text)
     if not parsed.ok:

@@ -24,7 +24,10 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
 from pnp.layout import Layout, compile_message, template_env
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
 from pnp.markup import MARKUP
+from pnp.paths import image_problem
 from pnp.problems import Finding
 
 Context = dict[str, Any]
@@ -165,6 +168,18 @@ def wrap(paragraphs: list[list[Word]], width: float, size: float, wrap_lines: bo
     if not wrap_lines and any(_line_width(line, size) > width + 0.01 for line in lines):
         return None
     return lines
+
+
+def _text_size_over_limit(size: float, min_size: float) -> str:
+    """The limit-exceeded message when a text size is out of bounds, else ""."""
+    limits = current_limits()
+    if size > limits.text_max_pt:
+        return exceeded("text_max_pt", f"text size {size:g} pt")
+    if min_size < limits.text_min_pt:
+        return exceeded("text_min_pt", f"minimum text size {min_size:g} pt").replace(
+            "over the limit", "under the limit"
+        )
+    return ""
 
 
 def _line_width(line: list[Word], size: float) -> float:
@@ -463,6 +478,18 @@ class Renderer:
         min_size = float(min_size if min_size is not None else spec.get("min_size", size))
         leading = float(spec.get("leading", 1.18))
         wrap_lines = bool(spec.get("wrap", True))
+        over = _text_size_over_limit(size, min_size)
+        if over:  # shrink-to-fit tries every half point from size down to min_size: keep that bounded
+            issues.append(
+                Finding(
+                    "limit-exceeded",
+                    f"layout {self.layout.name!r}: {over}",
+                    f"{element.pointer}/size",
+                    in_layout=True,
+                    element=element.name,
+                )
+            )
+            return
         lines = None
         while True:
             lines = wrap(paragraphs, w, size, wrap_lines)
@@ -865,6 +892,9 @@ def draw_image(d: Drawing, element: Element) -> None:
             message = f"layout {r.layout.name!r}: image {source!r} of element {element.name!r} {problem}"
             issues.append(Finding(code, message, f"{element.pointer}/src", in_layout=True))
         return
+    broken = image_problem(path)  # a decompression bomb or a corrupt file: never handed to the decoder
+    if broken:
+        raise DrawFailure("bad-asset", "src", f"image {source!r} {broken}")
     image = ImagePath(path, r.root)
     try:
         _place_image(canvas, element, r._frame(element, box), image)

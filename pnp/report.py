@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import IO, Any
+from urllib.parse import quote
 
 import orjson
 
@@ -57,7 +59,32 @@ def report_json(result: CheckResult, out: IO[str]) -> None:
 
 def _dumps(payload: dict[str, Any]) -> str:
     """Indented JSON, as json.dumps(indent=2, ensure_ascii=False) writes it, by orjson (faster)."""
-    return orjson.dumps(payload, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode("utf-8")
+    options = orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+    try:
+        return orjson.dumps(payload, option=options).decode("utf-8")
+    except TypeError:  # a file name that is not UTF-8 (its bytes kept as surrogates): shown escaped
+        return orjson.dumps(_printable(payload), option=options).decode("utf-8")
+
+
+def _printable(value: Any) -> Any:
+    """`value` with every string made valid UTF-8: undecodable bytes of a file name as \\xNN."""
+    if isinstance(value, str):
+        return os.fsencode(value).decode("utf-8", "backslashreplace") if not value.isascii() else value
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    return value
+
+
+def _uri(file: str) -> str:
+    """A SARIF artifact URI: the path with forward slashes; bytes that are not UTF-8 %-encoded."""
+    path = file.replace("\\", "/")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return quote(os.fsencode(path), safe="/")
+    return path
 
 
 def _escape_github(value: str, property_value: bool = False) -> str:
@@ -101,7 +128,7 @@ def report_sarif(result: CheckResult, out: IO[str]) -> None:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": p.file.replace("\\", "/")},
+                        "artifactLocation": {"uri": _uri(p.file)},
                         "region": {"startLine": max(1, p.line), "startColumn": max(1, p.column)},  # SARIF: >= 1
                     },
                     **({"logicalLocations": [{"name": p.cell}]} if p.cell else {}),

@@ -22,9 +22,11 @@ import jsonschema_rs
 
 from pnp.config import ConfigError
 from pnp.jsonfile import json_type_name, parse_bytes
+from pnp.paths import RefusedFile, read_regular
 from pnp.problems import Finding
 
 KIND_SUFFIX = ".schema.json"
+SCHEMA_MAX_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +170,11 @@ class SchemaSet(SchemaDocs):
         if not self.folder.is_dir():
             raise ConfigError(f"{self.folder}: schema folder does not exist (set 'schemas' in pnp.toml)")
         for path in sorted(self.folder.glob(f"*{KIND_SUFFIX}")):
-            parsed = parse_bytes(path.read_bytes())
+            try:
+                raw = read_regular(path, SCHEMA_MAX_BYTES)
+            except RefusedFile as refused:  # a pipe, a device, a huge file: never read
+                raise ConfigError(f"{path}: {refused.message}") from None
+            parsed = parse_bytes(raw)
             if not parsed.ok or parsed.findings or not isinstance(parsed.data, dict):
                 detail = parsed.findings[0].message if parsed.findings else "not a JSON object"
                 raise ConfigError(f"{path}: schema is not valid JSON: {detail}")

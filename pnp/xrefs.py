@@ -18,12 +18,16 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
+from pnp.paths import image_problem
 from pnp.problems import Finding
 from pnp.records import RecordFile
 from pnp.schemas import Site
 
 Located = tuple[RecordFile, Finding]
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+MAX_EDITED_ID = 64  # ids longer than this get no edit-distance candidates (see Index.closest_ids)
 
 
 @dataclass(slots=True)
@@ -116,7 +120,8 @@ class Index:
         Candidates: the ids next to it in sorted order (a typo after an intact start), and
         every id one deletion, transposition, or change of the first two characters away (a
         typo at the start). Both are dictionary or bisect lookups, so a did-you-mean costs
-        microseconds even among 100,000 ids; rapidfuzz ranks the few candidates.
+        microseconds even among 100,000 ids; rapidfuzz ranks the few candidates. An id longer
+        than MAX_EDITED_ID gets only its sorted neighbours: the edits would grow with its square.
         """
         if self._sorted is None:
             self._sorted = sorted(self.first)
@@ -124,7 +129,7 @@ class Index:
         ordered = self._sorted
         at = bisect.bisect_left(ordered, wanted)
         candidates = set(ordered[max(0, at - 6) : at + 6])
-        n = len(wanted)
+        n = len(wanted) if len(wanted) <= MAX_EDITED_ID else 0  # edits of a long id: n strings of n characters
         edits = {wanted[:i] + wanted[i + 1 :] for i in range(n)}
         edits.update(wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1))
         edits.update(wanted[:i] + c + wanted[i + 1 :] for i in range(min(2, n)) for c in ID_CHARS)
@@ -147,18 +152,28 @@ def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
     return index
 
 
-def check_duplicates(index: Index) -> Iterator[Located]:
+def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
+    """One problem per record with a used id, naming up to `shown` other places (linear in the
+    number of duplicates: each place is located once)."""
     for rid, places in index.duplicates.items():
-        for _kind, record_file, i in places:
-            others = [f"{f.where(f.pointer(j) + '/id')} ({k})" for k, f, j in places if (f, j) != (record_file, i)]
+        where = [f"{f.where(f.pointer(j) + '/id')} ({k})" for k, f, j in places]
+        for n, (_kind, record_file, i) in enumerate(places):
+            others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
+            more = len(places) - 1 - len(others)
+            also = ", ".join(others) + (f" and {more} more" if more else "")
             yield (
                 record_file,
                 Finding(
                     "duplicate-id",
-                    f"id {rid!r} is used more than once: also at {', '.join(others)}; ids must be unique",
+                    f"id {_short(rid)!r} is used more than once: also at {also}; ids must be unique",
                     pointer=record_file.pointer(i) + "/id",
                 ),
             )
+
+
+def _short(value: str, limit: int = 80) -> str:
+    """A value as quoted in a message: long ones cut, so that a message stays one readable line."""
+    return value if len(value) <= limit else value[: limit - 3] + "..."
 
 
 def values_at(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
@@ -320,14 +335,17 @@ def kinds_phrase(kinds: tuple[str, ...]) -> str:
 
 def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Finding | None:
     kinds_text = kinds_phrase(site.kinds)
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return None  # the schema reports the wrong type
     if site.by != "id":
         table = index.by_field(site.kinds, site.by)
         if value in table:
             return None
-        known = ", ".join(str(v) for v in sorted(table, key=str)[:20])
+        known = ", ".join(_short(str(v), 40) for v in sorted(table, key=str)[:20])
         return Finding(
             "missing-reference",
-            f"{value!r} names no {kinds_text} by {site.by}; existing: {known or 'none'}",
+            f"{(_short(value) if isinstance(value, str) else value)!r} names no {kinds_text} by {site.by}; "
+            f"existing: {known or 'none'}",
             pointer,
         )
     if not isinstance(value, str):
@@ -336,7 +354,7 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
     if entry is None:
         close = index.closest_ids(value, site.kinds)
         hint = f"; did you mean {close[0]!r}?" if close else "; add that record, or correct the id"
-        return Finding("missing-reference", f"{value!r} names no {kinds_text} record{hint}", pointer)
+        return Finding("missing-reference", f"{_short(value)!r} names no {kinds_text} record{hint}", pointer)
     if entry[0] not in site.kinds:
         return Finding(
             "wrong-kind-reference",
@@ -354,9 +372,23 @@ def check_counts(index: Index) -> Iterator[Located]:
             yield record_file, finding
 
 
+def check_copies(index: Index) -> Iterator[Located]:
+    """Records whose `copies` is over the limit: pnp build would refuse to draw them, so pnp
+    check says so first."""
+    limit = current_limits().copies
+    for kind in sorted(index.files_by_kind):
+        for record_file, i, record in index.records_of(kind):
+            copies = record.get("copies")
+            if isinstance(copies, int) and not isinstance(copies, bool) and copies > limit:
+                message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
+                yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
+
+
 def count_present(index: Index, component: dict[str, Any]) -> int:
     """Physical items of a component line's kind (sum of copies), narrowed by its `where`."""
     where = component.get("where") or {}
+    if not isinstance(where, dict):
+        return 0
     present = 0
     for _, _, record in index.records_of(component["kind"]):
         if all(record.get(k) == v for k, v in where.items()):
@@ -380,9 +412,9 @@ def component_lines(index: Index) -> Iterator[tuple[RecordFile, int, int, dict[s
 def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Finding | None:
     kind = component["kind"]
     expected = component.get("count")
-    if not isinstance(expected, int):
-        return None
     where = component.get("where") or {}
+    if not isinstance(expected, int) or not isinstance(where, dict):
+        return None  # the schema reports the wrong type
     present = count_present(index, component)
     if present == expected:
         return None
@@ -419,14 +451,22 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
         return Finding(
             "asset-outside-project", f"{value!r} is an absolute path; use a path relative to the project root", pointer
         )
-    resolved = (root / candidate).resolve()
-    if not resolved.is_relative_to(root.resolve()):
+    try:
+        resolved = (root / candidate).resolve()
+        inside = resolved.is_relative_to(root.resolve())
+        exists = inside and resolved.is_file()
+    except (OSError, ValueError) as err:  # a name too long, a NUL byte
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return Finding("missing-asset", f"{asset} {_short(value)!r} is not a usable path: {reason}", pointer)
+    if not inside:
         return Finding(
             "asset-outside-project",
             f"{value!r} points outside the project folder (through ../ or a symlink); keep assets inside the project",
             pointer,
         )
-    if not resolved.is_file():
+    if not exists and resolved.exists():  # a folder, a pipe, a device: never opened
+        return Finding("bad-asset", f"{asset} {value!r} is not a regular file; name a file of the project", pointer)
+    if not exists:
         return Finding(
             "missing-asset",
             f"{asset} {value!r} does not exist (paths are relative to the project root); check the path or add the file",
@@ -441,6 +481,9 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
     if not head.startswith(magic):
         wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
         return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)
+    broken = image_problem(resolved) if asset == "image" else ""
+    if broken:  # what pnp build would find: check promises what build delivers
+        return Finding("bad-asset", f"image {value!r} {broken}", pointer)
     return None
 
 
@@ -472,6 +515,10 @@ def _numbers(value: Any) -> list[float]:
     return []
 
 
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
 def _allowed_values(value: Any) -> list[Any]:
     """A list of values, or every integer of a {min, max} range."""
     if isinstance(value, list):
@@ -498,7 +545,13 @@ def _max_problem(record: Any, parts: list[str], site: Site, value: Any, pointer:
 def _covers_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
     if not isinstance(value, list):
         return None
-    wanted = _allowed_values(resolve_relative(record, parts, site.kinds[0]))
+    allowed = resolve_relative(record, parts, site.kinds[0])
+    if isinstance(allowed, dict) and _ints(allowed.get("min"), allowed.get("max")):
+        span = allowed["max"] - allowed["min"] + 1
+        if span > current_limits().covers_range:
+            what = f"the range {allowed['min']}..{allowed['max']} that {site.kinds[0].split('/', 1)[1]} gives"
+            return Finding("limit-exceeded", exceeded("covers_range", what), pointer)
+    wanted = _allowed_values(allowed)
     present: set[Any] = set()
     for item in value:
         got = item.get(site.by) if isinstance(item, dict) else None
@@ -509,6 +562,7 @@ def _covers_problem(record: Any, parts: list[str], site: Site, value: Any, point
     target = site.kinds[0].split("/", 1)[1]
     return Finding(
         "inconsistent-value",
-        f"no entry for {site.by} {', '.join(map(str, missing))}, which {target} allows; add one per {site.by} value",
+        f"no entry for {site.by} {', '.join(map(str, missing[:20]))}{' ...' if len(missing) > 20 else ''}, "
+        f"which {target} allows; add one per {site.by} value",
         pointer,
     )

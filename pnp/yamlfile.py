@@ -11,6 +11,9 @@ from typing import Any
 import yaml
 
 from pnp.jsonfile import line_col
+from pnp.limits import current as current_limits
+from pnp.limits import exceeded
+from pnp.paths import RefusedFile, read_regular
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 
@@ -65,13 +68,6 @@ class YamlLocator:
         return (*line_col(self.text, offset), "")
 
 
-class _RecordLoader(yaml.SafeLoader):  # type: ignore[misc]
-    """Dates stay text: a record holds JSON values only (2024-01-02 is a string, as in JSON)."""
-
-
-_RecordLoader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_yaml_str)
-
-
 def load_yaml_records(path: Path, display: str, max_bytes: int) -> RecordFile:
     """A YAML record file: one mapping (a record) or a list of mappings, like a JSON one."""
     loaded = load_yaml(path, display, max_bytes, records=True)
@@ -85,37 +81,29 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
     """Parse a YAML file into one record (`records`: or a list of them); syntax errors and
     duplicate keys become findings."""
     try:
-        size = path.stat().st_size
-        raw = path.read_bytes() if size <= max_bytes else b""
-    except OSError as err:
-        return YamlFile(
-            path, display, b"", [], False, [Finding("unreadable-file", f"cannot read file: {err.strerror}", offset=0)]
-        )
-    if size > max_bytes:  # not read: memory stays bounded
-        message = (
-            f"file is {size / 1048576:.1f} MB, over the {max_bytes / 1048576:.0f} MB limit; "
-            "split it into smaller files" + (" (or raise max-file-mb in pnp.toml)" if records else "")
-        )
-        return YamlFile(path, display, b"", [], False, [Finding("file-too-large", message, offset=0)])
+        raw = read_regular(path, max_bytes)
+    except RefusedFile as refused:
+        return YamlFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         message = f"byte 0x{raw[err.start : err.start + 1].hex()} is not valid UTF-8; save the file as UTF-8"
         return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=0)])
     text = text.removeprefix("\ufeff")  # offsets count characters after a byte-order mark
-    loader = _RecordLoader(text) if records else yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         distinct: dict[int, tuple[int, int]] = {}
         expanded, depth = _expanded_size(node, distinct) if node is not None else (0, 0)
         if depth > MAX_DEPTH:
             raise RecursionError
-        if expanded > max(10 * len(distinct), 100_000):
-            message = (
-                f"aliases (*name) expand this file to {expanded:,} values from {len(distinct):,}; "
-                "write the values out, or use fewer nested aliases"
+        if expanded > max(10 * len(distinct), current_limits().yaml_values):  # a "billion laughs"
+            what = (
+                f"with its aliases (*name) expanded, this file holds {expanded:,} values "
+                f"(from {len(distinct):,} written); write the values out, or use fewer nested aliases"
             )
-            return YamlFile(path, display, raw, [], False, [Finding("file-too-large", message, offset=0)])
+            message = exceeded("yaml_values", what)
+            return YamlFile(path, display, raw, [], False, [Finding("limit-exceeded", message, offset=0)])
         findings = list(_duplicate_keys(node, "", set()))  # before merge keys are expanded into the nodes
         data = loader.construct_document(node) if node is not None else None
     except RecursionError:
@@ -169,6 +157,23 @@ def _expanded_size(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, i
 
 def _text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+class _Loader(yaml.SafeLoader):  # type: ignore[misc]
+    """Safe YAML, JSON-shaped: dates are kept as the text written (as in JSON), binary values
+    refused. The size of the tree with aliases expanded is measured by load_yaml."""
+
+    def construct_yaml_timestamp(self, node: Any) -> Any:
+        return self.construct_scalar(node)
+
+    def construct_yaml_binary(self, node: Any) -> Any:
+        raise yaml.constructor.ConstructorError(
+            None, None, "a binary value (!!binary) has no JSON form; write text instead", node.start_mark
+        )
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
+_Loader.add_constructor("tag:yaml.org,2002:binary", _Loader.construct_yaml_binary)
 
 
 def _offset(text: str, line: int, column: int) -> int:
