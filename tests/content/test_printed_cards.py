@@ -247,3 +247,14 @@ def test_sheets_draw_no_text_under_6_pt(sheet_pages: list[tuple[str, str, list[d
         {(where, c["text"], round(_size(c), 2)) for where, _, chars in sheet_pages for c in chars if _size(c) < 5.99}
     )
     assert not small, small[:20]
+
+
+def test_sheets_print_no_doubled_word_or_repeated_fact(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    """A tier label before a unit named by its tier ("Azure Azure Dragons"), a time limit said twice."""
+    text = " ".join(" ".join(t.split()) for _, t, _ in sheet_pages)
+    assert not re.search(r"\b(Bronze|Silver|Gold|Azure) \1\b", text)
+    assert "the game is a draw. If nobody" not in text
+    deck_order = re.search(r"Bronze .*? Silver .*? Gold", text[text.index("Keep only these cards") :])
+    assert deck_order and "Gold" not in deck_order.group(0)[: deck_order.group(0).index("Silver")]
