@@ -70,11 +70,16 @@ def _card_pdfs(output: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
     """(pdf and page, extracted text, characters) for every page of every card PDF."""
+    return _read_pages(built, _card_pdfs(built))
+
+
+def _read_pages(output: Path, pdfs: list[Path]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(pdf and page, extracted text, characters) for every page of the given PDFs."""
     out: list[tuple[str, str, list[dict[str, Any]]]] = []
-    for pdf_path in _card_pdfs(built):
+    for pdf_path in pdfs:
         with pdfplumber.open(pdf_path) as pdf:
             for number, page in enumerate(pdf.pages, 1):
-                where = f"{pdf_path.relative_to(built)} p.{number}"
+                where = f"{pdf_path.relative_to(output)} p.{number}"
                 out.append((where, page.extract_text() or "", list(page.chars)))
     return out
 
@@ -88,13 +93,7 @@ def _sheet_pdfs(output: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def sheet_pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
     """(pdf and page, extracted text, characters) for every page of every sheet PDF."""
-    out: list[tuple[str, str, list[dict[str, Any]]]] = []
-    for pdf_path in _sheet_pdfs(built):
-        with pdfplumber.open(pdf_path) as pdf:
-            for number, page in enumerate(pdf.pages, 1):
-                where = f"{pdf_path.relative_to(built)} p.{number}"
-                out.append((where, page.extract_text() or "", list(page.chars)))
-    return out
+    return _read_pages(built, _sheet_pdfs(built))
 
 
 def test_every_card_kind_was_built(built: Path) -> None:
