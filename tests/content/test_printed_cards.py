@@ -257,3 +257,19 @@ def test_sheets_print_no_doubled_word_or_repeated_fact(
     assert "the game is a draw. If nobody" not in text
     deck_order = re.search(r"Bronze .*? Silver .*? Gold", text[text.index("Keep only these cards") :])
     assert deck_order and "Gold" not in deck_order.group(0)[: deck_order.group(0).index("Silver")]
+
+
+def test_aids_print_every_quest_and_hero_faq(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]], by_kind: dict[str, list[dict[str, Any]]]
+) -> None:
+    """The quests aid prints each quest's FAQ; the rules reference prints each hero's FAQ, in the records' words."""
+
+    def text_of(fragment: str) -> str:
+        return " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if fragment in where)
+
+    quests, rules = text_of("mage-knight/aids/quests.pdf"), text_of("mage-knight/aids/rules-reference.pdf")
+    quest_faqs = [q["faq"] for q in by_kind["mk.quest"] if q.get("faq")]
+    hero_faqs = [f"{e['topic']}: {e['answer']}" for h in by_kind["mk.hero"] for e in h.get("faq", [])]
+    assert len(quest_faqs) >= 5 and "Improve Fate & Change Fate: The card you discard cannot be a Wound." in hero_faqs
+    assert [f for f in quest_faqs if " ".join(f.split()) not in quests] == []
+    assert [f for f in hero_faqs if f not in rules] == []
