@@ -177,3 +177,60 @@ def test_homm4_errata_numbers(by_id: dict[str, dict[str, Any]]) -> None:
     seed_has(H4, "In fact, it should be a Gem Mine.")
     points = " ".join(by_id["homm4-rule-errata"]["points"])
     assert "60 cards" in points and "10 cards for each Terrain Map Section" in points and "Gem Mine" in points
+
+
+def _texts(node: Any) -> list[str]:
+    """Every `text` of a record, however deep (rules, notes, events)."""
+    if isinstance(node, dict):
+        own = [node["text"]] if isinstance(node.get("text"), str) else []
+        return own + [t for value in node.values() for t in _texts(value)]
+    if isinstance(node, list):
+        return [t for value in node for t in _texts(value)]
+    return []
+
+
+@pytest.mark.parametrize("rid", ["troubled-walking-on-clouds", "dancing-in-water-and-fire"])
+def test_forbidden_cards_rule_names_all_twelve_cards(rid: str, by_id: dict[str, dict[str, Any]]) -> None:
+    line = (
+        "You cannot use the following cards: Summon Fire Elemental, Summon Air Elemental, Summon Earth Elemental, "
+        "Summon Water Elemental, Basic Fire Magic, Basic Air Magic, Basic Water Magic, Basic Earth Magic, "
+        "Fire Magic, Air Magic, Water Magic, and Earth Magic."
+    )
+    seed_has(H3, line)
+    rule = next(t for t in _texts(by_id[rid]) if t.startswith("You cannot use these cards:"))
+    names = re.findall(r"(?:Summon \w+ Elemental|Basic \w+ Magic|(?<!Basic )\b(?:Fire|Air|Water|Earth) Magic)", line)
+    assert len(names) == 12
+    assert all(name in rule for name in names)
+    assert "the four Summon Elemental spells" not in rule  # the old summary named no card
+
+
+def test_elemental_damage_does_not_name_the_icon_as_a_fact(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "it ignores the unit's .")  # the value is an icon the seed does not name
+    rule = by_id["homm3-rule-elemental-damage"]
+    assert "Defense" not in " ".join(rule["points"]) + rule["see_rulebook"]
+    assert "Defense" in rule["source"]["note"]  # the reading stays for reviewers
+
+
+def test_banner_icon_rule_keeps_no_transcription_remark(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(
+        H3, "gain 2 of the banner-with-star icon (the printed book shows this icon but does not name it in the text)"
+    )
+    texts = _texts(by_id["master-of-the-elements"])
+    banner = next(t for t in texts if "banner-with-star" in t)
+    assert "does not name" not in banner and banner.startswith("Each time you defeat an AI Enemy Army, gain 2")
+
+
+def test_tower_tiles_reading_is_a_source_note(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "Tower (F1–F3), Fortress (F13–F15), and Rampart (F10–F12).")
+    seed_has(H3, "Tower (#F1–#F3, #F7)")
+    record = by_id["troubled-walking-on-clouds"]
+    assert "#F1–#F3" in record["source"]["note"]
+    assert "printed as" not in json.dumps(record["map"], ensure_ascii=False)
+
+
+def test_horsemen_map_diagram_page(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(MK, "Against the Horsemen, Overview 28")
+    seed_has(MK, "4 City tiles face down, as shown in the diagram.")
+    record = by_id["against-the-horsemen"]
+    assert record["page"] == 28
+    assert not any("diagram" in note for note in record["setup_notes"])  # the sheet points to page 28 once

@@ -1,5 +1,6 @@
-"""The bundled cards as a player prints them: the real `pnp build` and `pnp export printshop` on a
-copy of the bundled project, then the text pdfplumber extracts from every card PDF.
+"""The bundled cards and sheets as a player prints them: the real `pnp build` and `pnp export
+printshop` on a copy of the bundled project, then the text pdfplumber extracts from every card PDF
+and every sheet PDF (setup sheets, the campaign booklet, reference aids, the game booklets).
 
 No placeholder word, no editorial remark (seed file names, JSON pointers, bracket tags, notes for
 reviewers), no value marked as an inference, and no character drawn under 6 pt.
@@ -39,7 +40,8 @@ EDITORIAL = (
     re.compile(r"\bseed\b", re.IGNORECASE),
     re.compile(r"(?:^|\s)#?/[a-z_]+/\d+"),  # a JSON pointer such as /components/20 or scenarios/0
     re.compile(r"\[[^\]]*\]"),  # a bracket tag
-    re.compile(r"transcri|inferred|not print|cut off|rulebook does not give|rulebook shows", re.IGNORECASE),
+    re.compile(r"transcri|inferred|not print|cut off|rulebook does not|rulebook shows", re.IGNORECASE),
+    re.compile(r"not given|not reproduced|game-mechanics sections|is printed as|printed book", re.IGNORECASE),
 )
 
 
@@ -68,13 +70,30 @@ def _card_pdfs(output: Path) -> list[Path]:
 @pytest.fixture(scope="module")
 def pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
     """(pdf and page, extracted text, characters) for every page of every card PDF."""
+    return _read_pages(built, _card_pdfs(built))
+
+
+def _read_pages(output: Path, pdfs: list[Path]) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(pdf and page, extracted text, characters) for every page of the given PDFs."""
     out: list[tuple[str, str, list[dict[str, Any]]]] = []
-    for pdf_path in _card_pdfs(built):
+    for pdf_path in pdfs:
         with pdfplumber.open(pdf_path) as pdf:
             for number, page in enumerate(pdf.pages, 1):
-                where = f"{pdf_path.relative_to(built)} p.{number}"
+                where = f"{pdf_path.relative_to(output)} p.{number}"
                 out.append((where, page.extract_text() or "", list(page.chars)))
     return out
+
+
+def _sheet_pdfs(output: Path) -> list[Path]:
+    """Every other PDF a build writes: setup sheets, campaign booklets, aids, game booklets."""
+    cards = set(_card_pdfs(output))
+    return [p for p in sorted(output.rglob("*.pdf")) if p not in cards]
+
+
+@pytest.fixture(scope="module")
+def sheet_pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """(pdf and page, extracted text, characters) for every page of every sheet PDF."""
+    return _read_pages(built, _sheet_pdfs(built))
 
 
 def test_every_card_kind_was_built(built: Path) -> None:
@@ -173,3 +192,84 @@ def test_no_record_field_that_prints_holds_editorial_text(records: list[dict[str
         if pattern.search(text)
     ]
     assert not found, found[:10]
+
+
+def test_sheets_were_built(sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+    pdfs = {where.split(" p.")[0] for where, _, _ in sheet_pages}
+    assert sum("/setup/" in p for p in pdfs) == 17
+    assert {"homm3-conflux/campaign-masters-of-the-elements.pdf", "mage-knight/aids/quests.pdf"} <= pdfs
+    assert sum("/aids/" in p for p in pdfs) >= 14
+
+
+def test_sheets_print_no_editorial_text(sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+    found = [
+        (where, m.group(0)) for where, text, _ in sheet_pages for pattern in EDITORIAL if (m := pattern.search(text))
+    ]
+    assert not found, found[:10]
+    assert not [(where, word) for where, text, _ in sheet_pages for word in PLACEHOLDERS if word in text]
+
+
+def test_sheets_print_no_source_note(sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+    """`source.note` is for reviewers only: none of them, whole, appears on any sheet page."""
+    import json
+
+    notes: list[str] = []
+    for path in sorted((ROOT / "cards").rglob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for record in data if isinstance(data, list) else [data]:
+            note = record.get("source", {}).get("note")
+            if isinstance(note, str) and len(note) > 20:
+                notes.append(" ".join(note.split()))
+    text = " ".join(" ".join(t.split()) for _, t, _ in sheet_pages)
+    assert len(notes) > 5
+    assert [n for n in notes if n in text] == []
+
+
+def test_sheets_point_to_the_rulebook_page_for_map_diagrams(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    """The diagrams are not reproduced: the sheet says so once, with the page the seed gives."""
+
+    def text_of(fragment: str) -> str:
+        return " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if fragment in where)
+
+    # 000_6347cdb41225c97f.txt: "The printed book shows the scenario map layout on page 21."
+    assert text_of("setup/troubled-walking-on-clouds.pdf").count("Map layout: see the rulebook, page 21.") == 1
+    # "The printed book shows the sector layouts for 2-player and 3-player games on pages 14 and 15."
+    assert "Map layout: see the rulebook, pages 14, 15." in text_of("setup/too-many-monsters.pdf")
+    # 002_27974ad6e42770ae.txt: "Against the Horsemen, Overview 28" ... "as shown in the diagram."
+    assert "Map diagram: see the rulebook, page 28." in text_of("setup/against-the-horsemen.pdf")
+
+
+def test_sheets_draw_no_text_under_6_pt(sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
+    small = sorted(
+        {(where, c["text"], round(_size(c), 2)) for where, _, chars in sheet_pages for c in chars if _size(c) < 5.99}
+    )
+    assert not small, small[:20]
+
+
+def test_sheets_print_no_doubled_word_or_repeated_fact(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    """A tier label before a unit named by its tier ("Azure Azure Dragons"), a time limit said twice."""
+    text = " ".join(" ".join(t.split()) for _, t, _ in sheet_pages)
+    assert not re.search(r"\b(Bronze|Silver|Gold|Azure) \1\b", text)
+    assert "the game is a draw. If nobody" not in text
+    deck_order = re.search(r"Bronze .*? Silver .*? Gold", text[text.index("Keep only these cards") :])
+    assert deck_order and "Gold" not in deck_order.group(0)[: deck_order.group(0).index("Silver")]
+
+
+def test_aids_print_every_quest_and_hero_faq(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]], by_kind: dict[str, list[dict[str, Any]]]
+) -> None:
+    """The quests aid prints each quest's FAQ; the rules reference prints each hero's FAQ, in the records' words."""
+
+    def text_of(fragment: str) -> str:
+        return " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if fragment in where)
+
+    quests, rules = text_of("mage-knight/aids/quests.pdf"), text_of("mage-knight/aids/rules-reference.pdf")
+    quest_faqs = [q["faq"] for q in by_kind["mk.quest"] if q.get("faq")]
+    hero_faqs = [f"{e['topic']}: {e['answer']}" for h in by_kind["mk.hero"] for e in h.get("faq", [])]
+    assert len(quest_faqs) >= 5 and "Improve Fate & Change Fate: The card you discard cannot be a Wound." in hero_faqs
+    assert [f for f in quest_faqs if " ".join(f.split()) not in quests] == []
+    assert [f for f in hero_faqs if f not in rules] == []
