@@ -7,11 +7,11 @@ A build that finds errors writes nothing; each file is written atomically; a fil
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -23,11 +23,12 @@ from pnp.check import (
     load_project_records,
     not_found_before,
 )
+from pnp.combine import Part, sheet_count, write_combined
 from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
+from pnp.output import Manifest, OutputResult, atomic_write, digest
 from pnp.problems import Problem, severity_of
 
 
@@ -42,7 +43,11 @@ class BuildOptions:
     fallback: bool = False  # with lang: draw the source text where a translation is missing
 
 
-BuildResult = OutputResult
+@dataclass(frozen=True, slots=True)
+class BuildResult(OutputResult):
+    """An OutputResult, with the sheets of paper each written cut-sheet file takes."""
+
+    sheets: tuple[tuple[Path, int], ...] = ()
 
 
 def output_root(project: Project, paper: str) -> Path:
@@ -83,7 +88,8 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     code = code_digest()
     written: list[Path] = []
     skipped: list[Path] = []
-    per_game: dict[str, list[tuple[Path, str, bool]]] = {}
+    per_game: dict[str, list[tuple[Path, str, Layout, str]]] = {}
+    sheets: list[tuple[Path, int]] = []
     kinds = kinds_to_build(loaded, layouts, options.kinds)
     plans = []
     for kind in kinds:
@@ -91,7 +97,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex)
-        per_game.setdefault(game.folder, []).append((target, key, layout.has_back))
+        per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
     progress = _progress(options.progress, sum(n for *_, n in plans if True))
     for kind, layout, target, key, count in plans:
@@ -104,7 +110,10 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         def draw(
             handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
         ) -> None:
-            found = render_kind(loaded, layout, kind, spec, handle, f"{project.game(kind).title}: {kind}")
+            game = project.game(kind)
+            found = render_kind(
+                loaded, layout, kind, spec, handle, f"{game.title}: {kind}", name=kind
+            )
             located.extend(record_file.locate(finding) for record_file, finding in found)
             if any(p.severity == "error" for p in located):
                 raise _Discard  # the temporary file goes; the previous output stays as it was
@@ -119,17 +128,22 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         progress(count)
         manifest.record(target, key)
         written.append(target)
-    for folder, parts in sorted(per_game.items()):
+        sheets.append((target, sheet_count([_part(loaded, layout, kind, target)], spec)))
+    for folder, entries in sorted(per_game.items()):
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
-        key = digest(code, [k for _, k, _ in parts])
+        key = digest(code, [k for _, k, _, _ in entries])
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
             continue
-        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, _, _ in parts):
+        if any(p.severity == "error" for p in problems) or not all(path.is_file() for path, *_ in entries):
             continue
-        _combine(combined, [(path, backs) for path, _, backs in parts], options.duplex != "none")
+        parts = [_part(loaded, layout, kind, path) for path, _, layout, kind in entries]
+        title = project.game(entries[0][3]).title
+
+        atomic_write(combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder))
+        sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)
     for result in _build_sheets(loaded, project, options, manifest):
@@ -137,7 +151,17 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         problems.extend(result.problems)
     manifest.save()
     unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
-    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)))
+    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets))
+
+
+def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
+    """A kind's file as the combined file reads it: how many faces, of what size."""
+    from pnp.pdf import expand_faces
+    from pnp.render import Renderer
+
+    renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project))
+    faces, _ = expand_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
+    return Part(path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back)
 
 
 def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest) -> list[Any]:
@@ -194,37 +218,6 @@ def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]
 
 class _Discard(Exception):
     """Raised inside an atomic write to throw the new file away."""
-
-
-def _combine(target: Path, parts: list[tuple[Path, bool]], duplex: bool) -> None:
-    """One file with every kind of a game, deterministic (fixed document id).
-
-    `parts`: each kind's file, and whether its layout has a back. In duplex, a kind without backs
-    gets a blank page after each sheet of fronts, so that no front is printed on the back of
-    another sheet and every later kind's fronts stay on odd pages.
-    """
-    if len(parts) == 1:  # nothing to merge: the same document
-        write_bytes(target, parts[0][0].read_bytes())
-        return
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import ArrayObject, ByteStringObject
-
-    writer = PdfWriter()
-    for part, has_back in parts:
-        if has_back or not duplex:
-            writer.append(str(part))
-            continue
-        for page in PdfReader(part).pages:
-            writer.add_page(page)
-            writer.add_blank_page(float(page.mediabox.width), float(page.mediabox.height))
-    ident = ByteStringObject(hashlib.md5(b"".join(p.read_bytes() for p, _ in parts)).digest())  # noqa: S324 - an id, not security
-    writer._ID = ArrayObject([ident, ident])
-    writer.add_metadata({"/Title": target.stem, "/Creator": "pnp", "/Producer": "pnp"})
-
-    def write(handle: IO[bytes]) -> None:
-        writer.write(handle)
-
-    atomic_write(target, write)
 
 
 def _progress(enabled: bool, total: int) -> Callable[[int], None]:

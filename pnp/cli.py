@@ -277,8 +277,10 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
     result = run_build(project, options)
     if result.problems:
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
+    sheets = dict(result.sheets)
     for path in result.written:
-        click.echo(f"wrote {project.display(path)}", err=True)
+        count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""
+        click.echo(f"wrote {project.display(path)}{count}", err=True)
     label = f" --lang {options.lang}" if options.lang else ""
     click.echo(
         f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date"

@@ -176,3 +176,17 @@ def crop_marks(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
 def paginate(count: int, per_sheet: int) -> list[range]:
     """Index ranges of the items on each sheet."""
     return [range(start, min(start + per_sheet, count)) for start in range(0, count, per_sheet)]
+
+
+def pack(counts: list[int], per_sheet: int) -> list[list[tuple[int, int]]]:
+    """Several parts' items one after another onto shared sheets, in order, no slot left empty
+    but the last: for each sheet, the (part, index in part) of each slot."""
+    items = [(part, index) for part, count in enumerate(counts) for index in range(count)]
+    return [items[start : start + per_sheet] for start in range(0, len(items), per_sheet)]
+
+
+def intersect(a: Box, b: Box) -> Box:
+    """The common part of two boxes (zero-sized where they do not overlap)."""
+    x, y = max(a.x, b.x), max(a.y, b.y)
+    right, top = min(a.x + a.width, b.x + b.width), min(a.y + a.height, b.y + b.height)
+    return Box(x, y, max(right - x, 0.0), max(top - y, 0.0))

@@ -19,6 +19,8 @@ from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
 from pnp.problems import Finding
 from pnp.render import TEMPLATE_FAILURES, Renderer
 
+FACE_TAG = "PnpFace"  # marked-content tag around each face drawn on a cut sheet, in slot order
+
 
 @dataclass(frozen=True, slots=True)
 class Face:
@@ -99,15 +101,21 @@ def write_cut_sheets(
     spec: SheetSpec,
     title: str,
     tick: Callable[[int], None] | None = None,
+    name: str = "",
 ) -> list[tuple[Face, Finding]]:
-    """Draw every face, fronts then (if the layout has a back and duplex is on) the backs."""
+    """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
+
+    `name` ("homm4.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
+    """
     register_bundled()
     spec = replace(spec, bleed=renderer.bleed)
     layout_grid = grid(renderer.width, renderer.height, spec)
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[tuple[Face, Finding]] = []
-    for sheet in paginate(len(faces), layout_grid.per_sheet):
+    sheets = paginate(len(faces), layout_grid.per_sheet)
+    for number, sheet in enumerate(sheets, 1):
         on_sheet = [faces[i] for i in sheet]
+        label = f"{name} {number}/{len(sheets)}" if name else ""
         _draw_page(
             canvas,
             renderer,
@@ -118,6 +126,7 @@ def write_cut_sheets(
             layout_grid,
             spec,
             problems,
+            f"{label}, fronts" if label else "",
         )
         if tick is not None:
             tick(len(on_sheet))
@@ -132,6 +141,7 @@ def write_cut_sheets(
                 layout_grid,
                 spec,
                 problems,
+                f"{label}, backs" if label else "",
             )
     if not faces:
         canvas.showPage()
@@ -149,13 +159,49 @@ def _draw_page(
     layout_grid: Grid,
     spec: SheetSpec,
     problems: list[tuple[Face, Finding]],
+    label: str,
 ) -> None:
     for face, box, clip in zip(faces, slots, clips, strict=False):
+        canvas.addLiteral(f"/{FACE_TAG} BMC")  # lets pnp.combine lift each face out of this page
         for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
             problems.append((face, issue))
+        canvas.addLiteral("EMC")
     used = slots[: len(faces)]
     _marks(canvas, layout_grid.marks if len(used) == len(slots) else crop_marks(tuple(used), spec))
+    _registration(canvas, label, spec)
     canvas.showPage()
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What a sheet carries besides its faces: crop marks and the registration label."""
+
+    marks: tuple[Mark, ...]
+    label: str
+
+
+def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title: str) -> None:
+    """Pages holding only crop marks and labels, for faces placed on them afterwards (pnp.combine)."""
+    canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
+    for frame in frames:
+        _marks(canvas, frame.marks)
+        _registration(canvas, frame.label, spec)
+        canvas.showPage()
+    if not frames:
+        canvas.showPage()
+    canvas.save()
+
+
+REGISTRATION_BASELINE = 3.5 * 72 / 25.4  # from the bottom edge: below the crop marks, inside most printers' reach
+
+
+def _registration(canvas: Canvas, label: str, spec: SheetSpec) -> None:
+    """The sheet's name in its bottom margin ("homm4.unit 3/9, fronts"), to sort and match printed sheets."""
+    if not label:
+        return
+    canvas.setFillColor(black)
+    canvas.setFont(SANS.regular, 6)
+    canvas.drawCentredString(spec.page_width / 2, REGISTRATION_BASELINE, label)
 
 
 def _marks(canvas: Canvas, marks: tuple[Mark, ...]) -> None:

@@ -1,0 +1,162 @@
+"""The combined file of a game: every kind's faces packed onto shared sheets, kind after kind.
+
+Faces of the same trim size and bleed share sheets (one grid), in the order of the kinds, so a
+lone hero card no longer takes a sheet of its own. Faces are not drawn again: pnp.pdf marks
+each face's drawing on a per-kind page (marked content, FACE_TAG), each face becomes a form
+XObject of its own and is placed, clipped to its bleed, at its slot on the shared sheet; the
+combined file costs no rendering and shows exactly the per-kind faces.
+Backs go to the back slot of their front, so duplex stays aligned.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any, BinaryIO, cast
+
+from pnp.impose import Box, Grid, SheetSpec, crop_marks, grid, intersect, pack
+from pnp.pdf import FACE_TAG, Frame, write_frames
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One kind's file, as pnp.pdf.write_cut_sheets wrote it."""
+
+    path: Path
+    kind: str
+    faces: int  # faces drawn in it, in slot order
+    width: float  # trim, points
+    height: float
+    bleed: float
+    has_back: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    part: int
+    index: int  # the face's number within its part
+    slot: int  # its slot on the shared sheet
+
+
+def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[tuple[Grid, list[list[_Placed]]]]:
+    """Per group of parts with one geometry (in order of first appearance): its grid and sheets."""
+    groups: dict[tuple[float, float, float], list[int]] = {}
+    for number, part in enumerate(parts):
+        groups.setdefault((round(part.width, 3), round(part.height, 3), round(part.bleed, 3)), []).append(number)
+    result = []
+    for members in groups.values():
+        first = parts[members[0]]
+        shared = grid(first.width, first.height, replace(spec, bleed=first.bleed))
+        sheets = pack([parts[m].faces for m in members], shared.per_sheet)
+        placed = [[_Placed(members[p], i, slot) for slot, (p, i) in enumerate(sheet)] for sheet in sheets]
+        result.append((shared, placed))
+    return result
+
+
+def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
+    """Sheets of paper the combined file takes."""
+    return sum(len(sheets) for _, sheets in combined_sheets(parts, spec))
+
+
+def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str) -> int:
+    """Write the packed file; returns its number of sheets. In duplex every sheet has a back page
+    (blank where no face on it has a back), so fronts stay on odd pages."""
+    import pikepdf
+
+    duplex = spec.duplex != "none"
+    layout = combined_sheets(parts, spec)
+    total = sum(len(sheets) for _, sheets in layout)
+    frames: list[Frame] = []
+    pages: list[list[tuple[_Placed, Box, Box]]] = []  # per page: face, target trim box, target clip
+    number = 0
+    for shared, sheets in layout:
+        for sheet in sheets:
+            number += 1
+            kinds = "+".join(dict.fromkeys(parts[p.part].kind for p in sheet))
+            label = f"{name}: {kinds} {number}/{total}"
+            fronts = tuple(shared.fronts[p.slot] for p in sheet)
+            full = len(sheet) == shared.per_sheet
+            frames.append(Frame(shared.marks if full else crop_marks(fronts, spec), f"{label}, fronts"))
+            pages.append([(p, shared.fronts[p.slot], shared.front_clips[p.slot]) for p in sheet])
+            if duplex:
+                backed = [p for p in sheet if parts[p.part].has_back]
+                backs = tuple(shared.backs[p.slot] for p in backed)
+                frames.append(Frame(crop_marks(backs, spec) if backed else (), f"{label}, backs" if backed else ""))
+                pages.append([(p, shared.backs[p.slot], shared.back_clips[p.slot]) for p in backed])
+    buffer = io.BytesIO()
+    write_frames(buffer, frames, spec, title)
+    buffer.seek(0)
+    out = pikepdf.open(buffer)
+    sources = [pikepdf.open(part.path) for part in parts]
+    forms: dict[tuple[int, int], list[Any]] = {}  # the faces of each per-kind page, copied once
+    for page_number, placed in enumerate(pages):
+        back = duplex and page_number % 2 == 1
+        page = out.pages[page_number]
+        names: dict[tuple[int, int, int], Any] = {}
+        commands: list[str] = []
+        for face, target, clip in placed:
+            part = parts[face.part]
+            shared = grid(part.width, part.height, replace(spec, bleed=part.bleed))
+            sheet_number, slot = divmod(face.index, shared.per_sheet)
+            pair = duplex and part.has_back
+            source_page = sheet_number * 2 + (1 if back else 0) if pair else sheet_number
+            if (face.part, source_page) not in forms:
+                forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page)
+            key = (face.part, source_page, slot)
+            if key not in names:
+                name = pikepdf.Name(f"/PnpFace{len(names)}")  # not add_resource's random prefix: same bytes each build
+                names[key] = page.add_resource(forms[face.part, source_page][slot], pikepdf.Name.XObject, name)
+            origin = (shared.backs if back else shared.fronts)[slot]
+            source_clip = (shared.back_clips if back else shared.front_clips)[slot]
+            dx, dy = target.x - origin.x, target.y - origin.y
+            moved = Box(source_clip.x + dx, source_clip.y + dy, source_clip.width, source_clip.height)
+            area = intersect(moved, clip)
+            commands.append(
+                f"q {area.x:.4f} {area.y:.4f} {area.width:.4f} {area.height:.4f} re W n "
+                f"1 0 0 1 {dx:.4f} {dy:.4f} cm {names[key]} Do Q"
+            )
+        if commands:
+            page.contents_add(out.make_stream(("q\n" + "\n".join(commands) + "\nQ\n").encode()), prepend=True)
+    out.docinfo[pikepdf.Name.Title] = title
+    out.docinfo[pikepdf.Name.Creator] = "pnp"
+    out.docinfo[pikepdf.Name.Producer] = "pnp"
+    out.save(cast(BinaryIO, handle), deterministic_id=True, compress_streams=True)
+    for opened in sources:
+        opened.close()
+    return total
+
+
+def _face_forms(out: Any, source: Any, page_number: int) -> list[Any]:
+    """Each face drawn on a source page, in slot order, as a form XObject copied into `out`."""
+    import pikepdf
+
+    page = source.pages[page_number]
+    faces: list[list[Any]] = []
+    depth = 0
+    for instruction in pikepdf.parse_content_stream(page):
+        operator = str(instruction.operator)
+        if operator == "BMC" and depth == 0 and instruction.operands[0] == pikepdf.Name("/" + FACE_TAG):
+            faces.append([])
+            depth = 1
+            continue
+        if depth:
+            if operator in ("BMC", "BDC"):
+                depth += 1
+            elif operator == "EMC":
+                depth -= 1
+                if depth == 0:
+                    continue
+            faces[-1].append(instruction)
+    box = [float(v) for v in page.mediabox]
+    forms = []
+    for instructions in faces:
+        form = source.make_stream(
+            pikepdf.unparse_content_stream(instructions),
+            Type=pikepdf.Name.XObject,
+            Subtype=pikepdf.Name.Form,
+            BBox=box,
+            Resources=page.Resources,
+        )
+        forms.append(out.copy_foreign(form))
+    return forms
