@@ -26,7 +26,7 @@ from pnp.check import (
 from pnp.combine import Part, sheet_count, write_combined
 from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
-from pnp.impose import Duplex, SheetSpec, parse_paper
+from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
 from pnp.output import Manifest, OutputResult, atomic_write, digest
 from pnp.problems import Problem, severity_of
@@ -36,6 +36,7 @@ from pnp.problems import Problem, severity_of
 class BuildOptions:
     paper: str = "a4"
     duplex: Duplex = "long"
+    cutting: Cutting | None = None  # None: pnp.toml's [build] cutting
     kinds: tuple[str, ...] = ()
     force: bool = False
     progress: bool = False
@@ -82,7 +83,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     if any(p.severity == "error" for p in problems):  # nothing is written; report what check reports
         return BuildResult((), (), tuple(problems if options.lang else check_loaded(loaded, CheckOptions())))
     width, height = parse_paper(options.paper)
-    spec = SheetSpec(width, height, duplex=options.duplex)
+    cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
+    gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
+    spec = SheetSpec(width, height, gutter=gutter, duplex=options.duplex, cutting=cutting)
     manifest = Manifest(project.output)
     out_root = output_root(project, options.paper)
     code = code_digest()
@@ -96,7 +99,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
-        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex)
+        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, cutting, spec.gutter)
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
     progress = _progress(options.progress, sum(n for *_, n in plans if True))
@@ -111,9 +114,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
         ) -> None:
             game = project.game(kind)
-            found = render_kind(
-                loaded, layout, kind, spec, handle, f"{game.title}: {kind}", name=kind
-            )
+            found = render_kind(loaded, layout, kind, spec, handle, f"{game.title}: {kind}", name=kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
             if any(p.severity == "error" for p in located):
                 raise _Discard  # the temporary file goes; the previous output stays as it was

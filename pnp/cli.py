@@ -209,9 +209,15 @@ def stats(fmt: str, project_dir: Path | None) -> None:
 )
 @click.option(
     "--duplex",
-    type=click.Choice(["long", "short", "none"]),
+    type=click.Choice(["long", "short", "fold", "none"]),
     default=None,
-    help="Backs mirrored for long-edge or short-edge flipping, or none (fronts only).",
+    help="Backs mirrored for long-edge or short-edge flipping, beside their fronts to fold and glue, or none.",
+)
+@click.option(
+    "--cutting",
+    type=click.Choice(["butted", "gutter"]),
+    default=None,
+    help="Cards sharing cut lines, or a gutter with each card's own bleed (default: pnp.toml [build] cutting).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even the files whose inputs did not change.")
 @click.option(
@@ -234,6 +240,7 @@ def build(
     kinds: tuple[str, ...],
     paper: str | None,
     duplex: str | None,
+    cutting: str | None,
     force: bool,
     fmt: str,
     langs: tuple[str, ...],
@@ -242,7 +249,7 @@ def build(
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.build import BuildOptions
-    from pnp.impose import Duplex, ImpositionError, parse_paper
+    from pnp.impose import Cutting, Duplex, ImpositionError, parse_paper
 
     project = _project(project_dir, fmt)
     paper_name = paper or project.paper
@@ -253,6 +260,7 @@ def build(
     options = BuildOptions(
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),
+        cutting=cast(Cutting, cutting) if cutting else None,
         kinds=kinds,
         force=force,
         progress=True,

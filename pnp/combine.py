@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
-from pnp.impose import Box, Grid, SheetSpec, crop_marks, grid, intersect, pack
+from pnp.impose import Box, Grid, SheetSpec, crop_marks, fold_line, grid, intersect, pack
 from pnp.pdf import FACE_TAG, Frame, write_frames
 
 
@@ -61,60 +61,58 @@ def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
 
 def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str) -> int:
     """Write the packed file; returns its number of sheets. In duplex every sheet has a back page
-    (blank where no face on it has a back), so fronts stay on odd pages."""
+    (blank where no face on it has a back), so fronts stay on odd pages; in fold, one page a sheet."""
     import pikepdf
 
-    duplex = spec.duplex != "none"
     layout = combined_sheets(parts, spec)
     total = sum(len(sheets) for _, sheets in layout)
     frames: list[Frame] = []
-    pages: list[list[tuple[_Placed, Box, Box]]] = []  # per page: face, target trim box, target clip
+    pages: list[list[tuple[_Placed, bool]]] = []  # per page: each face placed, and whether it is its back
     number = 0
     for shared, sheets in layout:
         for sheet in sheets:
             number += 1
             kinds = "+".join(dict.fromkeys(parts[p.part].kind for p in sheet))
             label = f"{name}: {kinds} {number}/{total}"
-            fronts = tuple(shared.fronts[p.slot] for p in sheet)
-            full = len(sheet) == shared.per_sheet
-            frames.append(Frame(shared.marks if full else crop_marks(fronts, spec), f"{label}, fronts"))
-            pages.append([(p, shared.fronts[p.slot], shared.front_clips[p.slot]) for p in sheet])
-            if duplex:
-                backed = [p for p in sheet if parts[p.part].has_back]
-                backs = tuple(shared.backs[p.slot] for p in backed)
-                frames.append(Frame(crop_marks(backs, spec) if backed else (), f"{label}, backs" if backed else ""))
-                pages.append([(p, shared.backs[p.slot], shared.back_clips[p.slot]) for p in backed])
+            fronts = [(p, False) for p in sheet]
+            backs = [(p, True) for p in sheet if parts[p.part].has_back and spec.duplex != "none"]
+            if spec.duplex == "fold":
+                pages.append(fronts + backs)
+                boxes = _boxes(shared, fronts + backs)
+                frames.append(Frame(crop_marks(boxes, spec), label, fold_line(boxes, spec)))
+                continue
+            pages.append(fronts)
+            frames.append(Frame(crop_marks(_boxes(shared, fronts), spec), f"{label}, fronts"))
+            if spec.duplex != "none":
+                pages.append(backs)
+                frames.append(Frame(crop_marks(_boxes(shared, backs), spec), f"{label}, backs" if backs else ""))
     buffer = io.BytesIO()
     write_frames(buffer, frames, spec, title)
     buffer.seek(0)
     out = pikepdf.open(buffer)
     sources = [pikepdf.open(part.path) for part in parts]
     forms: dict[tuple[int, int], list[Any]] = {}  # the faces of each per-kind page, copied once
-    for page_number, placed in enumerate(pages):
-        back = duplex and page_number % 2 == 1
-        page = out.pages[page_number]
-        names: dict[tuple[int, int, int], Any] = {}
+    for page, placed in zip(out.pages, pages, strict=True):
         commands: list[str] = []
-        for face, target, clip in placed:
+        for number, (face, back) in enumerate(placed):
             part = parts[face.part]
             shared = grid(part.width, part.height, replace(spec, bleed=part.bleed))
-            sheet_number, slot = divmod(face.index, shared.per_sheet)
-            pair = duplex and part.has_back
-            source_page = sheet_number * 2 + (1 if back else 0) if pair else sheet_number
+            source_page, drawn = _source(part, shared, face.index, back, spec)
             if (face.part, source_page) not in forms:
                 forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page)
-            key = (face.part, source_page, slot)
-            if key not in names:
-                name = pikepdf.Name(f"/PnpFace{len(names)}")  # not add_resource's random prefix: same bytes each build
-                names[key] = page.add_resource(forms[face.part, source_page][slot], pikepdf.Name.XObject, name)
+            resource = pikepdf.Name(f"/PnpFace{number}")  # not add_resource's random prefix: same bytes each build
+            page.add_resource(forms[face.part, source_page][drawn], pikepdf.Name.XObject, resource)
+            slot = face.index % shared.per_sheet
             origin = (shared.backs if back else shared.fronts)[slot]
             source_clip = (shared.back_clips if back else shared.front_clips)[slot]
+            target = (shared.backs if back else shared.fronts)[face.slot]
+            clip = (shared.back_clips if back else shared.front_clips)[face.slot]
             dx, dy = target.x - origin.x, target.y - origin.y
             moved = Box(source_clip.x + dx, source_clip.y + dy, source_clip.width, source_clip.height)
-            area = intersect(moved, clip)
+            area = intersect(moved, clip)  # never more than the source drew of this face alone
             commands.append(
                 f"q {area.x:.4f} {area.y:.4f} {area.width:.4f} {area.height:.4f} re W n "
-                f"1 0 0 1 {dx:.4f} {dy:.4f} cm {names[key]} Do Q"
+                f"1 0 0 1 {dx:.4f} {dy:.4f} cm {resource} Do Q"
             )
         if commands:
             page.contents_add(out.make_stream(("q\n" + "\n".join(commands) + "\nQ\n").encode()), prepend=True)
@@ -125,6 +123,21 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     for opened in sources:
         opened.close()
     return total
+
+
+def _boxes(shared: Grid, placed: list[tuple[_Placed, bool]]) -> tuple[Box, ...]:
+    return tuple((shared.backs if back else shared.fronts)[p.slot] for p, back in placed)
+
+
+def _source(part: Part, shared: Grid, index: int, back: bool, spec: SheetSpec) -> tuple[int, int]:
+    """Where pnp.pdf.write_cut_sheets drew a face: its page in the part's file, its number on that page."""
+    sheet, slot = divmod(index, shared.per_sheet)
+    if spec.duplex == "fold":  # fronts, then their backs, on one page
+        on_sheet = min(shared.per_sheet, part.faces - sheet * shared.per_sheet)
+        return sheet, slot + (on_sheet if back else 0)
+    if spec.duplex != "none" and part.has_back:  # a fronts page, then its backs page
+        return 2 * sheet + (1 if back else 0), slot
+    return sheet, slot
 
 
 def _face_forms(out: Any, source: Any, page_number: int) -> list[Any]:

@@ -17,7 +17,8 @@ PAPERS: dict[str, tuple[float, float]] = {
     "a3": (297 * MM, 420 * MM),
     "legal": (8.5 * 72, 14 * 72),
 }
-Duplex = Literal["long", "short", "none"]
+Duplex = Literal["long", "short", "fold", "none"]
+Cutting = Literal["butted", "gutter"]
 
 
 class ImpositionError(ValueError):
@@ -31,15 +32,17 @@ class SheetSpec:
     page_width: float
     page_height: float
     margin: float = 5 * MM
-    gutter: float = 0.0  # 0: cards butt against each other and share cut lines (9 poker cards on A4)
+    gutter: float = 0.0  # butted: space between trims (0: shared cut lines); gutter: space between bleeds
     bleed: float = 3 * MM
     crop_length: float = 4 * MM
     crop_offset: float = 1 * MM  # gap between the bleed edge and the start of a mark
     duplex: Duplex = "long"
+    cutting: Cutting = "butted"  # gutter: each card keeps its whole bleed, two guillotine cuts per gap
 
     @property
     def spacing(self) -> float:
-        return self.gutter
+        """Space between the trims of two neighbouring cards."""
+        return self.gutter + (2 * self.bleed if self.cutting == "gutter" else 0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,21 +104,32 @@ def back_box(front: Box, spec: SheetSpec) -> Box:
 
 
 def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
-    """As many cards as fit inside the margins, the block centred on the page."""
+    """As many cards as fit inside the margins, the block centred on the page.
+
+    Fold (`duplex = "fold"`): the fronts fill the left half, their right bleed ending at the fold
+    line (the page's vertical centre), and each back is their mirror image about it.
+    """
     pitch_x = card_width + spec.spacing
     pitch_y = card_height + spec.spacing
+    fold_gap = max(spec.spacing, 2 * spec.bleed)  # between a front's trim and its back's, across the fold
     usable_w = spec.page_width - 2 * spec.margin
+    if spec.duplex == "fold":
+        usable_w = spec.page_width / 2 - spec.margin - fold_gap / 2 + spec.bleed
     usable_h = spec.page_height - 2 * spec.margin
     columns = int((usable_w + spec.spacing - 2 * spec.bleed) // pitch_x) if usable_w > 0 else 0
     rows = int((usable_h + spec.spacing - 2 * spec.bleed) // pitch_y) if usable_h > 0 else 0
     if columns < 1 or rows < 1:
+        where = " half of" if spec.duplex == "fold" else ""
         raise ImpositionError(
-            f"a {card_width / MM:.1f} x {card_height / MM:.1f} mm card with {spec.bleed / MM:.1f} mm bleed does not fit "
-            f"a {spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page with {spec.margin / MM:.0f} mm margins"
+            f"a {card_width / MM:.1f} x {card_height / MM:.1f} mm card with {spec.bleed / MM:.1f} mm bleed does not fit"
+            f"{where} a {spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page with "
+            f"{spec.margin / MM:.0f} mm margins"
         )
     block_w = columns * card_width + (columns - 1) * spec.spacing
     block_h = rows * card_height + (rows - 1) * spec.spacing
     left = (spec.page_width - block_w) / 2
+    if spec.duplex == "fold":
+        left = spec.page_width / 2 - fold_gap / 2 - block_w
     top = (spec.page_height + block_h) / 2
     fronts = tuple(
         Box(left + c * pitch_x, top - card_height - r * pitch_y, card_width, card_height)
@@ -126,6 +140,16 @@ def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     front_clips = tuple(_clip(box, fronts, spec) for box in fronts)
     back_clips = tuple(_clip(box, backs, spec) for box in backs)
     return Grid(columns, rows, fronts, backs, crop_marks(fronts, spec), front_clips, back_clips)
+
+
+def fold_line(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
+    """Where to fold a fold-and-glue sheet: the page's vertical centre, above and below the cards."""
+    if spec.duplex != "fold" or not boxes:
+        return ()
+    x = spec.page_width / 2
+    top = max(b.y + b.height for b in boxes) + spec.bleed + spec.crop_offset
+    bottom = min(b.y for b in boxes) - spec.bleed - spec.crop_offset
+    return (Mark(x, top, x, top + spec.crop_length), Mark(x, bottom, x, bottom - spec.crop_length))
 
 
 def _clip(box: Box, others: tuple[Box, ...], spec: SheetSpec) -> Box:

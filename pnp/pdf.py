@@ -15,7 +15,7 @@ from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
-from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
+from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, grid, paginate
 from pnp.problems import Finding
 from pnp.render import TEMPLATE_FAILURES, Renderer
 
@@ -113,61 +113,51 @@ def write_cut_sheets(
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[tuple[Face, Finding]] = []
     sheets = paginate(len(faces), layout_grid.per_sheet)
+    backs = spec.duplex != "none" and renderer.has_back
+    fronts_side = ("front", layout_grid.fronts, layout_grid.front_clips)
+    backs_side = ("back", layout_grid.backs, layout_grid.back_clips)
     for number, sheet in enumerate(sheets, 1):
         on_sheet = [faces[i] for i in sheet]
         label = f"{name} {number}/{len(sheets)}" if name else ""
-        _draw_page(
-            canvas,
-            renderer,
-            "front",
-            on_sheet,
-            layout_grid.fronts,
-            layout_grid.front_clips,
-            layout_grid,
-            spec,
-            problems,
-            f"{label}, fronts" if label else "",
-        )
+        if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
+            sides = [fronts_side, backs_side] if backs else [fronts_side]
+            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label)
+            if tick is not None:
+                tick(len(on_sheet))
+            continue
+        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, f"{label}, fronts" if label else "")
         if tick is not None:
             tick(len(on_sheet))
-        if spec.duplex != "none" and renderer.has_back:
-            _draw_page(
-                canvas,
-                renderer,
-                "back",
-                on_sheet,
-                layout_grid.backs,
-                layout_grid.back_clips,
-                layout_grid,
-                spec,
-                problems,
-                f"{label}, backs" if label else "",
-            )
+        if backs:
+            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, f"{label}, backs" if label else "")
     if not faces:
         canvas.showPage()
     canvas.save()
     return problems
 
 
+Side = tuple[str, tuple[Box, ...], tuple[Box, ...]]  # face name, slots, clips
+
+
 def _draw_page(
     canvas: Canvas,
     renderer: Renderer,
-    face_name: str,
+    sides: list[Side],
     faces: list[Face],
-    slots: tuple[Any, ...],
-    clips: tuple[Any, ...],
-    layout_grid: Grid,
     spec: SheetSpec,
     problems: list[tuple[Face, Finding]],
     label: str,
 ) -> None:
-    for face, box, clip in zip(faces, slots, clips, strict=False):
-        canvas.addLiteral(f"/{FACE_TAG} BMC")  # lets pnp.combine lift each face out of this page
-        for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
-            problems.append((face, issue))
-        canvas.addLiteral("EMC")
-    used = slots[: len(faces)]
-    _marks(canvas, layout_grid.marks if len(used) == len(slots) else crop_marks(tuple(used), spec))
+    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label."""
+    used: list[Box] = []
+    for face_name, slots, clips in sides:
+        for face, box, clip in zip(faces, slots, clips, strict=False):
+            canvas.addLiteral(f"/{FACE_TAG} BMC")  # lets pnp.combine lift each face out of this page
+            for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
+                problems.append((face, issue))
+            canvas.addLiteral("EMC")
+        used.extend(slots[: len(faces)])
+    _marks(canvas, crop_marks(tuple(used), spec), fold_line(tuple(used), spec))
     _registration(canvas, label, spec)
     canvas.showPage()
 
@@ -178,13 +168,14 @@ class Frame:
 
     marks: tuple[Mark, ...]
     label: str
+    fold: tuple[Mark, ...] = ()
 
 
 def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title: str) -> None:
     """Pages holding only crop marks and labels, for faces placed on them afterwards (pnp.combine)."""
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     for frame in frames:
-        _marks(canvas, frame.marks)
+        _marks(canvas, frame.marks, frame.fold)
         _registration(canvas, frame.label, spec)
         canvas.showPage()
     if not frames:
@@ -204,8 +195,15 @@ def _registration(canvas: Canvas, label: str, spec: SheetSpec) -> None:
     canvas.drawCentredString(spec.page_width / 2, REGISTRATION_BASELINE, label)
 
 
-def _marks(canvas: Canvas, marks: tuple[Mark, ...]) -> None:
+def _marks(canvas: Canvas, marks: tuple[Mark, ...], fold: tuple[Mark, ...] = ()) -> None:
+    """Crop marks as solid hairlines; the fold line (fold-and-glue) dashed."""
     canvas.setStrokeColor(black)
     canvas.setLineWidth(0.3)
     for mark in marks:
         canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+    if fold:
+        canvas.saveState()
+        canvas.setDash(1.5, 1.5)
+        for mark in fold:
+            canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+        canvas.restoreState()

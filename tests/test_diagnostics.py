@@ -102,7 +102,9 @@ def test_every_example_of_the_issue_is_located_in_the_file_to_edit() -> None:
     ("toml", "where", "says"),
     [
         ('[project]\nmax-file-mb = "big"\n', (2, 1), '[project] max-file-mb = "big": must be a positive number'),
-        ('[project]\nname = "x"\n\n[build]\nduplex = "both"\n', (5, 1), "duplex must be long, short or none"),
+        ('[project]\nname = "x"\n\n[build]\nduplex = "both"\n', (5, 1), "duplex must be long, short, fold or none"),
+        ('[project]\nname = "x"\n\n[build]\ncutting = "gap"\n', (5, 1), "cutting must be butted or gutter"),
+        ('[project]\nname = "x"\n\n[build]\ngutter = -1\n', (5, 1), "gutter must be a number of millimetres"),
         ("[project]\nrecords = 3\n", (2, 1), "must be a string"),
         ('[projet]\nname = "x"\n', (1, 1), "unknown table [projet] (did you mean 'project'?)"),
         ('[build]\n  "papr" = "a4"  # a typo\n', (2, 3), "unknown key 'papr' in [build] (did you mean 'paper'?)"),

@@ -104,3 +104,84 @@ def test_sheets_name_their_file_kind_and_number(packed: tuple[Path, str]) -> Non
     with pdfplumber.open(project / "output" / "test.pdf") as pdf:
         assert "test: test.card+test.relic 2/3, fronts" in pdf.pages[2].extract_text()
         assert "test: test.spell 3/3, fronts" in pdf.pages[4].extract_text()
+
+
+def _mark_positions(page: pdfplumber.page.Page) -> tuple[list[float], list[float], list[float]]:
+    """x of solid vertical marks, y (PDF coordinates) of horizontal ones, x of dashed (fold) ones; in mm."""
+    xs, ys, folds = set(), set(), set()
+    for line in page.lines:
+        dashed = bool(line.get("dash") and line["dash"][0])
+        if abs(line["x0"] - line["x1"]) < 0.01:
+            (folds if dashed else xs).add(round(line["x0"] / MM, 2))
+        elif abs(line["top"] - line["bottom"]) < 0.01:
+            ys.add(round((page.height - line["top"]) / MM, 2))
+    return sorted(xs), sorted(ys), sorted(folds)
+
+
+def _close(found: list[float], expected: list[float]) -> bool:
+    return len(found) == len(expected) and all(abs(f - e) < 0.1 for f, e in zip(found, expected, strict=True))
+
+
+# Trim lines worked out by hand for 63 x 88 mm cards with 3 mm bleed on A4 (210 x 297 mm), 5 mm margins.
+# butted: 3 x 3 cards, block 189 x 264 mm centred; gutter (pnp.toml gutter = 2): 2 x 3 cards
+# 3 + 2 + 3 = 8 mm apart, block 134 x 280 mm; fold: 1 x 3 fronts whose trim ends 3 mm left of the
+# fold (x = 105), backs mirrored.
+STYLES = {
+    "butted": ((), [10.5, 73.5, 136.5, 199.5], [16.5, 104.5, 192.5, 280.5]),
+    "gutter": (("--cutting", "gutter"), [38, 101, 109, 172], [8.5, 96.5, 104.5, 192.5, 200.5, 288.5]),
+    "fold": (("--duplex", "fold"), [39, 102, 108, 171], [16.5, 104.5, 192.5, 280.5]),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(STYLES))
+def styled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    project = make_project(tmp_path_factory.mktemp(request.param) / "project")
+    toml = project / "pnp.toml"
+    toml.write_text(toml.read_text().replace('duplex = "long"', 'duplex = "long"\ngutter = 2'))
+    done = pnp(project, "build", *STYLES[request.param][0])
+    assert done.returncode == 0, done.stdout + done.stderr
+    return request.param, project
+
+
+def test_crop_marks_give_the_trim_lines_of_each_cutting_style(styled: tuple[str, Path]) -> None:
+    style, project = styled
+    _, xs, ys = STYLES[style]
+    for path in (project / "output" / "test" / "test.card.pdf", project / "output" / "test.pdf"):
+        with pdfplumber.open(path) as pdf:
+            found_x, found_y, folds = _mark_positions(pdf.pages[0])
+        assert _close(found_x, xs), (path.name, found_x)
+        assert _close(found_y, ys), (path.name, found_y)
+        assert folds == ([105.0] if style == "fold" else [])
+
+
+def _front_titles(page: pdfplumber.page.Page, trim_ys: list[float]) -> list[tuple[str, float, float]]:
+    """Each card front found from its title ("Card 00", "Relic 1"): id, centre x of its trim and its
+    top trim line (mm, PDF coordinates): the title starts 5 mm right of the trim's left edge and
+    the top is the nearest trim line above it."""
+    words = page.extract_words()
+    found = []
+    for first, second in zip(words, words[1:], strict=False):
+        if first["text"] in ("Card", "Relic") and second["top"] == first["top"]:
+            face = f"{first['text'].lower()}-{second['text']}"
+            title_y = page.height / MM - first["top"] / MM
+            top = min(y for y in trim_ys if y > title_y)
+            found.append((face, (first["x0"] - 5 * MM) / MM + 31.5, top))
+    return found
+
+
+def test_every_back_lands_on_its_front(styled: tuple[str, Path]) -> None:
+    """Fold: folding about x = 105 mm takes each back onto its own front; duplex: turning the sheet
+    over its long edge does. The back's id is centred 44 mm below the top: within 0.1 mm across,
+    a point (its baseline) down."""
+    style, project = styled
+    _, _, trim_ys = STYLES[style]
+    for path in (project / "output" / "test" / "test.card.pdf", project / "output" / "test.pdf"):
+        with pdfplumber.open(path) as pdf:
+            fronts = _front_titles(pdf.pages[0], trim_ys)
+            back_page = pdf.pages[0] if style == "fold" else pdf.pages[1]
+            backs = [(t, x / MM, y / MM) for t, x, y in _words(back_page) if t.startswith(("card-", "relic-"))]
+        assert len(fronts) == len(backs) == (9 if style == "butted" else 6 if style == "gutter" else 3), path.name
+        for face, front_x, top in fronts:
+            assert any(
+                text == face and abs((210 - x) - front_x) < 0.1 and abs(y - (top - 44)) < 1 / MM for text, x, y in backs
+            ), (path.name, face, front_x, top, backs)
