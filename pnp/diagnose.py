@@ -102,6 +102,7 @@ def render_kind(
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
     drawing found, located. `name` labels each sheet's margin (pnp.pdf.write_cut_sheets)."""
+    from pnp.bleedcheck import bleed_findings
     from pnp.check import load_icon_specs
     from pnp.impose import ImpositionError
     from pnp.pdf import expand_faces, write_cut_sheets
@@ -115,7 +116,7 @@ def render_kind(
     if records is None:
         records = [((f, i), r) for f, i, r in loaded.records(kind)]
     faces, issues = expand_faces(renderer, records)
-    layout_findings = [*renderer.findings, *issues]
+    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer)]
     drawn: list[tuple[Any, Finding]] = []
     try:
         drawn = [

@@ -95,6 +95,7 @@ CODES: dict[str, Code] = {
     "sheet-unknown-kind": Code("error", "a sheet for a kind with no schema"),
     "generic-sheet": Code("warning", "a kind printed on sheets that no sheet file lists (a generic sheet is made)"),
     # exports
+    "short-of-bleed": Code("warning", "art touching the trim edge that stops there instead of reaching the bleed"),
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }
 
@@ -145,7 +146,14 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "date-cell",
         "list-cell",
     ),
-    "render": ("text-overflow", "template-error", "bad-colour", "missing-glyph", "missing-font-style"),
+    "render": (
+        "text-overflow",
+        "template-error",
+        "bad-colour",
+        "missing-glyph",
+        "missing-font-style",
+        "short-of-bleed",
+    ),
 }
 
 

@@ -719,8 +719,9 @@ class Drawing:
 Handler = Callable[[Drawing, Element], None]
 
 
-def draw_rect(d: Drawing, element: Element) -> None:
-    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
+def bleed_frame(r: Renderer, element: Element, box: Box) -> tuple[float, float, float, float]:
+    """The element's frame in page points; with `bleed: true`, grown into the bleed on every side
+    where it touches the trim edge."""
     x, y, w, h = r._frame(element, box)
     if element.spec.get("bleed"):
         b = r.bleed
@@ -732,6 +733,12 @@ def draw_rect(d: Drawing, element: Element) -> None:
             w += b
         if abs(element.y + (element.h or box.height) - box.height) <= 0.01 or not element.h:
             y, h = y - b, h + b
+    return x, y, w, h
+
+
+def draw_rect(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
+    x, y, w, h = bleed_frame(r, element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     radius = float(element.spec.get("radius", 0)) * r.scale
     if radius:
@@ -850,7 +857,7 @@ def draw_image(d: Drawing, element: Element) -> None:
         return
     image = r.images.get(source)
     if image is not None:
-        _place_image(canvas, element, r._frame(element, box), image)
+        _place_image(canvas, element, bleed_frame(r, element, box), image)
         return
     path = (r.root / source).resolve()
     problem = "is outside the project" if not path.is_relative_to(r.root) else None
@@ -867,7 +874,7 @@ def draw_image(d: Drawing, element: Element) -> None:
         return
     image = ImagePath(path, r.root)
     try:
-        _place_image(canvas, element, r._frame(element, box), image)
+        _place_image(canvas, element, bleed_frame(r, element, box), image)
     except (OSError, ValueError) as err:  # the file is not an image reportlab can read
         raise DrawFailure("bad-asset", "src", f"image {source!r} cannot be read: {err}") from None
     r.images[source] = image

@@ -185,3 +185,36 @@ def test_every_back_lands_on_its_front(styled: tuple[str, Path]) -> None:
             assert any(
                 text == face and abs((210 - x) - front_x) < 0.1 and abs(y - (top - 44)) < 1 / MM for text, x, y in backs
             ), (path.name, face, front_x, top, backs)
+
+
+def _pixel_above_first_card(project: Path, bleed: bool) -> tuple[int, int, int]:
+    """Build with the card art across the top (x 0-63 mm, y 0-30 mm), and read the colour 1.5 mm
+    above the top-left card's trim, in its bleed, 2 mm from its left edge (at 150 dpi)."""
+    import pypdfium2
+
+    layout = project / "layouts" / "test-card.json"
+    data = json.loads(layout.read_text())
+    art = {"name": "art", "type": "image", "x": 0, "y": 0, "w": 63, "h": 30, "src": "{{ image }}", "fit": "cover"}
+    data["front"]["elements"][1] = {**art, **({"bleed": True} if bleed else {})}
+    layout.write_text(json.dumps(data))
+    done = pnp(project, "build", "test.card")
+    assert done.returncode == 0, done.stdout + done.stderr
+    first = grid(*POKER, SheetSpec(*A4)).fronts[0]
+    pdf = pypdfium2.PdfDocument(project / "output" / "test" / "test.card.pdf")
+    image = pdf[0].render(scale=150 / 72).to_pil().convert("RGB")
+    x = (first.x + 2 * MM) * 150 / 72
+    y = (A4[1] - (first.y + first.height + 1.5 * MM)) * 150 / 72
+    pixel: tuple[int, int, int] = image.getpixel((round(x), round(y)))
+    pdf.close()
+    return pixel
+
+
+def test_an_image_with_bleed_reaches_the_bleed_edge(tmp_path: Path) -> None:
+    sky = (58, 123, 213)  # the blue of art/sun.png's corners; the band behind it is red (fire)
+    with_bleed = _pixel_above_first_card(make_project(tmp_path / "with"), bleed=True)
+    without = _pixel_above_first_card(make_project(tmp_path / "without"), bleed=False)
+    assert all(abs(a - b) < 12 for a, b in zip(with_bleed, sky, strict=True)), with_bleed
+    assert not all(abs(a - b) < 12 for a, b in zip(without, sky, strict=True)), without
+    # and check warns about the second, not the first
+    assert "short-of-bleed" in pnp(tmp_path / "without", "check").stdout
+    assert "short-of-bleed" not in pnp(tmp_path / "with", "check").stdout
