@@ -206,6 +206,7 @@ class Renderer:
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
         self.images: dict[str, ImagePath] = {}
+        self.icon_art: dict[str, Any] = {}  # icons.json images, loaded once: an SVG drawing or an image path
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
         data = self.layout.data.get(face) or {}
@@ -603,12 +604,56 @@ class Renderer:
     def _draw_icon(self, canvas: Canvas, icon: Icon, x: float, baseline: float, size: float) -> None:
         radius = size * 0.6
         cx, cy = x + size * 0.625, baseline + size * 0.32
+        if icon.image and draw_icon_image(canvas, self.root, self.icon_art, icon.image, cx, cy, 2 * radius):
+            return
         canvas.setFillColor(icon.color)
         canvas.circle(cx, cy, radius, stroke=0, fill=1)
         label_size = size * (0.55 if len(icon.label) <= 2 else 0.42)
         canvas.setFillColor(_color("#ffffff"))
         canvas.setFont(SANS.bold, label_size)
         canvas.drawCentredString(cx, cy - label_size * 0.35, icon.label)
+
+
+def draw_icon_image(
+    canvas: Canvas, root: Path, cache: dict[str, Any], source: str, cx: float, cy: float, side: float
+) -> bool:
+    """An icons.json `image` inline at text size, centred at (cx, cy) in a `side` square: an SVG as
+    vector paths (svglib), a PNG or JPEG as an image. False when the file is not in the project or
+    cannot be read (the coloured disc is drawn instead)."""
+    art = cache.get(source)
+    if art is None:
+        path = (root / source).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            return False
+        try:
+            if path.suffix.lower() == ".svg":
+                from svglib.svglib import svg2rlg
+
+                art = svg2rlg(str(path))
+                if art is not None:  # reportlab's drawing default is Helvetica, which is never embedded
+                    art.initialFontName = SANS.regular
+            else:
+                art = ImagePath(path, root)
+                _image_size(str(path))  # fails here, not halfway through a page, if it is no image
+        except Exception:  # noqa: BLE001 - svglib and PIL raise many kinds; the disc stands in
+            art = None
+        cache[source] = art or False
+    if not art:
+        return False
+    if isinstance(art, ImagePath):
+        canvas.drawImage(
+            art, cx - side / 2, cy - side / 2, side, side, preserveAspectRatio=True, anchor="c", mask="auto"
+        )
+        return True
+    from reportlab.graphics import renderPDF
+
+    scale = side / max(art.width, art.height, 1e-6)
+    canvas.saveState()
+    canvas.translate(cx - art.width * scale / 2, cy - art.height * scale / 2)
+    canvas.scale(scale, scale)
+    renderPDF.draw(art, canvas, 0, 0)
+    canvas.restoreState()
+    return True
 
 
 class ImagePath(str):

@@ -218,3 +218,121 @@ def test_an_image_with_bleed_reaches_the_bleed_edge(tmp_path: Path) -> None:
     # and check warns about the second, not the first
     assert "short-of-bleed" in pnp(tmp_path / "without", "check").stdout
     assert "short-of-bleed" not in pnp(tmp_path / "with", "check").stdout
+
+
+STAR_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" viewBox="0 0 100 100">'
+    '<polygon points="50,5 61,38 95,38 67,59 78,92 50,72 22,92 33,59 5,38 39,38" fill="#13579b"/></svg>'
+)
+FACES = {"regular": "", "bold": "Bold", "italic": "Oblique", "bold_italic": "BoldOblique"}
+
+
+def _renamed_face(style: str, target: Path) -> None:
+    """The bundled DejaVu Sans face, renamed PnpTest-<style>, so its embedded name proves which file drew."""
+    from fontTools.ttLib import TTFont
+
+    source = ROOT / "pnp" / "fonts" / (f"DejaVuSans-{FACES[style]}.ttf" if FACES[style] else "DejaVuSans.ttf")
+    font = TTFont(source)
+    for record in font["name"].names:
+        if record.nameID in (1, 4, 6, 16):
+            record.string = f"PnpTest-{style}" if record.nameID == 6 else f"PnpTest {style}"
+    font.save(target)
+
+
+@pytest.fixture(scope="module")
+def family_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Cards whose rules and motto use a four-face family, and whose {gold} icon is an SVG."""
+    project = make_project(tmp_path_factory.mktemp("family") / "project")
+    (project / "fonts").mkdir()
+    for style in FACES:
+        _renamed_face(style, project / "fonts" / f"{style}.ttf")
+    family = {style: f"fonts/{style}.ttf" for style in FACES}
+    layout = project / "layouts" / "test-card.json"
+    data = json.loads(layout.read_text())
+    for element in data["front"]["elements"]:
+        if element["name"] == "rules":
+            element["font"] = family
+    motto = {"name": "motto", "type": "text", "x": 40, "y": 80, "w": 18, "h": 6, "text": "*Motto*", "size": 6}
+    data["front"]["elements"].append({**motto, "italic": True, "font": family})
+    layout.write_text(json.dumps(data))
+    (project / "art" / "star.svg").write_text(STAR_SVG)
+    icons_file = project / "layouts" / "icons.json"
+    icons = json.loads(icons_file.read_text())
+    icons["icons"]["gold"]["image"] = "art/star.svg"
+    icons_file.write_text(json.dumps(icons))
+    done = pnp(project, "build", "test.card")
+    assert done.returncode == 0, done.stdout + done.stderr
+    return project
+
+
+def test_a_font_family_embeds_each_of_its_faces(family_project: Path) -> None:
+    import pikepdf
+
+    names = set()
+    with pikepdf.open(family_project / "output" / "test" / "test.card.pdf") as pdf:
+        for obj in pdf.objects:
+            if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == "/FontDescriptor":
+                names.add(str(obj.FontName).split("+", 1)[-1])
+        base_fonts = {
+            str(o.BaseFont) for o in pdf.objects if isinstance(o, pikepdf.Dictionary) and o.get("/Type") == "/Font"
+        }
+    assert {f"PnpTest-{style}" for style in FACES} <= names, names
+    assert not any("Helvetica" in name for name in base_fonts), base_fonts  # the SVG brought no font of its own
+
+
+def _content(obj: object, seen: set[tuple[int, int]]) -> bytes:
+    """A page's or form's content, with that of every form XObject it draws (however issue 16 nests them)."""
+    import pikepdf
+
+    data = b""
+    if isinstance(obj, pikepdf.Page):
+        data = (
+            obj.obj.Contents.read_bytes()
+            if isinstance(obj.obj.Contents, pikepdf.Stream)
+            else b"".join(s.read_bytes() for s in obj.obj.Contents)
+        )
+        resources = obj.obj.get("/Resources", {})
+    else:
+        assert isinstance(obj, pikepdf.Stream)
+        data = obj.read_bytes()
+        resources = obj.get("/Resources", {})
+    for xobject in dict(resources.get("/XObject", {})).values():
+        if xobject.get("/Subtype") == "/Form" and xobject.objgen not in seen:
+            seen.add(xobject.objgen)
+            data += b"\n" + _content(xobject, seen)
+    return data
+
+
+def _image_sizes(obj: object, seen: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    import pikepdf
+
+    resources = obj.obj.get("/Resources", {}) if isinstance(obj, pikepdf.Page) else obj.get("/Resources", {})  # type: ignore[attr-defined]
+    sizes = []
+    for xobject in dict(resources.get("/XObject", {})).values():
+        if xobject.objgen in seen:
+            continue
+        seen.add(xobject.objgen)
+        if xobject.get("/Subtype") == "/Image":
+            sizes.append((int(xobject.Width), int(xobject.Height)))
+        elif xobject.get("/Subtype") == "/Form":
+            sizes += _image_sizes(xobject, seen)
+    return sizes
+
+
+def test_an_svg_icon_is_drawn_as_vector_paths(family_project: Path) -> None:
+    import pikepdf
+
+    with pikepdf.open(family_project / "output" / "test" / "test.card.pdf") as pdf:
+        page = pdf.pages[0]
+        content = _content(page, set())
+        sizes = _image_sizes(page, set())
+    # the star's fill (#13579b) is set, and polygons drawn with moveto/lineto ... fill
+    assert b"0.07451 0.341176 0.607843 rg" in content or b".07451 .341176 .607843 rg" in content, content[:400]
+    assert re_count(rb"[\d.]+ [\d.]+ l\b", content) >= 10
+    assert sizes and all(size == (120, 80) for size in sizes), sizes  # the only raster is the art (sun.png)
+
+
+def re_count(pattern: bytes, data: bytes) -> int:
+    import re
+
+    return len(re.findall(pattern, data))
