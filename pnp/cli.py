@@ -376,9 +376,10 @@ def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, projec
 @click.argument("kinds", nargs=-1)
 @click.option(
     "--preset",
-    type=click.Choice(["poker-us", "poker"]),
     default=None,
-    help="poker-us: 2.5 x 3.5 in cards, 1/8 in bleed (2.75 x 3.75 in pages); poker: 63 x 88 mm, 3 mm bleed.",
+    metavar="NAME",
+    help="A print shop's size, bleed and safe zone: poker-us, bridge-us, mini-us, tarot-us (1/8 in bleed and safe), "
+    "poker, bridge, mini, tarot, square (3 mm), token-20, token-25, token-30, token-38 (2 mm); docs/export.md.",
 )
 @click.option(
     "--bleed",
