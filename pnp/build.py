@@ -28,7 +28,7 @@ from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, atomic_write, digest
+from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
 from pnp.problems import Problem, severity_of
 
 
@@ -142,8 +142,10 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             continue
         parts = [_part(loaded, layout, kind, path) for path, _, layout, kind in entries]
         title = project.game(entries[0][3]).title
-
-        atomic_write(combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder))
+        if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied
+            write_bytes(combined, parts[0].path.read_bytes())
+        else:
+            atomic_write(combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder))
         sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)

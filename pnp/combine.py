@@ -92,11 +92,12 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     out = pikepdf.open(buffer)
     sources = [pikepdf.open(part.path) for part in parts]
     forms: dict[tuple[int, int], list[Any]] = {}  # the faces of each per-kind page, copied once
+    grids = [grid(part.width, part.height, replace(spec, bleed=part.bleed)) for part in parts]
     for page, placed in zip(out.pages, pages, strict=True):
         commands: list[str] = []
         for number, (face, back) in enumerate(placed):
             part = parts[face.part]
-            shared = grid(part.width, part.height, replace(spec, bleed=part.bleed))
+            shared = grids[face.part]
             source_page, drawn = _source(part, shared, face.index, back, spec)
             if (face.part, source_page) not in forms:
                 forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page)
@@ -141,35 +142,45 @@ def _source(part: Part, shared: Grid, index: int, back: bool, spec: SheetSpec) -
 
 
 def _face_forms(out: Any, source: Any, page_number: int) -> list[Any]:
-    """Each face drawn on a source page, in slot order, as a form XObject copied into `out`."""
+    """Each face drawn on a source page, in slot order, as a form XObject of `out`.
+
+    The page's content is split at its lines: pnp.pdf writes each face between a line
+    `/PnpFace BMC` and its matching `EMC` (reportlab puts every operator on a line of its own,
+    and a text operator's line never is exactly `EMC`). The faces share the page's resources,
+    copied once.
+    """
     import pikepdf
 
     page = source.pages[page_number]
-    faces: list[list[Any]] = []
+    contents = page.obj.Contents
+    streams = [contents] if isinstance(contents, pikepdf.Stream) else list(contents)
+    lines = b"\n".join(stream.read_bytes() for stream in streams).split(b"\n")
+    opening = b"/" + FACE_TAG.encode() + b" BMC"
+    faces: list[list[bytes]] = []
     depth = 0
-    for instruction in pikepdf.parse_content_stream(page):
-        operator = str(instruction.operator)
-        if operator == "BMC" and depth == 0 and instruction.operands[0] == pikepdf.Name("/" + FACE_TAG):
-            faces.append([])
-            depth = 1
+    for line in lines:
+        bare = line.strip()
+        if depth == 0:
+            if bare == opening:
+                faces.append([])
+                depth = 1
             continue
-        if depth:
-            if operator in ("BMC", "BDC"):
-                depth += 1
-            elif operator == "EMC":
-                depth -= 1
-                if depth == 0:
-                    continue
-            faces[-1].append(instruction)
+        if bare.endswith((b" BMC", b" BDC")):
+            depth += 1
+        elif bare == b"EMC":
+            depth -= 1
+            if depth == 0:
+                continue
+        faces[-1].append(line)
+    resources = out.copy_foreign(source.make_indirect(page.obj.Resources))
     box = [float(v) for v in page.mediabox]
-    forms = []
-    for instructions in faces:
-        form = source.make_stream(
-            pikepdf.unparse_content_stream(instructions),
+    return [
+        out.make_stream(
+            b"\n".join(face),
             Type=pikepdf.Name.XObject,
             Subtype=pikepdf.Name.Form,
             BBox=box,
-            Resources=page.Resources,
+            Resources=resources,
         )
-        forms.append(out.copy_foreign(form))
-    return forms
+        for face in faces
+    ]
