@@ -1,7 +1,7 @@
 """The combined file of a game: every kind's faces packed onto shared sheets, kind after kind.
 
 Faces of the same trim size and bleed share sheets (one grid), in the order of the kinds, so a
-lone hero card no longer takes a sheet of its own. Faces are not drawn again: pnp.pdf marks
+kind of two cards no longer takes a sheet of its own. Faces are not drawn again: pnp.pdf marks
 each face's drawing on a per-kind page (marked content, FACE_TAG), each face becomes a form
 XObject of its own and is placed, clipped to its bleed, at its slot on the shared sheet; the
 combined file costs no rendering and shows exactly the per-kind faces.

@@ -105,7 +105,7 @@ def write_cut_sheets(
 ) -> list[tuple[Face, Finding]]:
     """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
 
-    `name` ("homm4.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
+    `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
     """
     register_bundled()
     spec = replace(spec, bleed=renderer.bleed)
@@ -187,12 +187,13 @@ REGISTRATION_BASELINE = 3.5 * 72 / 25.4  # from the bottom edge: below the crop 
 
 
 def _registration(canvas: Canvas, label: str, spec: SheetSpec) -> None:
-    """The sheet's name in its bottom margin ("homm4.unit 3/9, fronts"), to sort and match printed sheets."""
+    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets."""
     if not label:
         return
     canvas.setFillColor(black)
     canvas.setFont(SANS.regular, 6)
-    canvas.drawCentredString(spec.page_width / 2, REGISTRATION_BASELINE, label)
+    centre = spec.page_width / (4 if spec.duplex == "fold" else 2)  # in fold, clear of the fold line's mark
+    canvas.drawCentredString(centre, REGISTRATION_BASELINE, label)
 
 
 def _marks(canvas: Canvas, marks: tuple[Mark, ...], fold: tuple[Mark, ...] = ()) -> None:
