@@ -336,3 +336,15 @@ def re_count(pattern: bytes, data: bytes) -> int:
     import re
 
     return len(re.findall(pattern, data))
+
+
+def test_pnp_toml_chooses_the_cutting_style(tmp_path: Path) -> None:
+    """[build] cutting = "gutter" with gutter = 2, without a command-line option: the gutter trims."""
+    project = make_project(tmp_path / "project")
+    toml = project / "pnp.toml"
+    toml.write_text(toml.read_text().replace('duplex = "long"', 'duplex = "long"\ncutting = "gutter"\ngutter = 2'))
+    done = pnp(project, "build", "test.card")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with pdfplumber.open(project / "output" / "test" / "test.card.pdf") as pdf:
+        xs, ys, _ = _mark_positions(pdf.pages[0])
+    assert _close(xs, STYLES["gutter"][1]) and _close(ys, STYLES["gutter"][2]), (xs, ys)
