@@ -348,3 +348,18 @@ def test_pnp_toml_chooses_the_cutting_style(tmp_path: Path) -> None:
     with pdfplumber.open(project / "output" / "test" / "test.card.pdf") as pdf:
         xs, ys, _ = _mark_positions(pdf.pages[0])
     assert _close(xs, STYLES["gutter"][1]) and _close(ys, STYLES["gutter"][2]), (xs, ys)
+
+
+def test_an_icon_image_that_is_not_there_is_located_in_icons_json(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project")
+    icons_file = project / "layouts" / "icons.json"
+    icons = json.loads(icons_file.read_text())
+    icons["icons"]["gold"]["image"] = "art/nope.svg"
+    icons_file.write_text(json.dumps(icons, indent=1))
+    done = pnp(project, "check", "--no-render")
+    line = next(n for n, text in enumerate(icons_file.read_text().splitlines(), 1) if "nope.svg" in text)
+    assert done.returncode == 1
+    assert (
+        f"layouts/icons.json:{line}:" in done.stdout
+        and "icon 'gold': image 'art/nope.svg' does not exist" in done.stdout
+    )
