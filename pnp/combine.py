@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
-from pnp.impose import Box, Grid, SheetSpec, crop_marks, fold_line, grid, intersect, pack
+from pnp.impose import Box, Grid, SheetSpec, crop_marks, fold_line, for_faces, grid, intersect, pack
 from pnp.pdf import FACE_TAG, Frame, write_frames
 
 
@@ -39,24 +39,26 @@ class _Placed:
     slot: int  # its slot on the shared sheet
 
 
-def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[tuple[Grid, list[list[_Placed]]]]:
-    """Per group of parts with one geometry (in order of first appearance): its grid and sheets."""
+def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[tuple[Grid, SheetSpec, list[list[_Placed]]]]:
+    """Per group of parts with one geometry (in order of first appearance): its grid, its spec
+    (fold only where some face has a back) and its sheets."""
     groups: dict[tuple[float, float, float], list[int]] = {}
     for number, part in enumerate(parts):
         groups.setdefault((round(part.width, 3), round(part.height, 3), round(part.bleed, 3)), []).append(number)
     result = []
     for members in groups.values():
         first = parts[members[0]]
-        shared = grid(first.width, first.height, replace(spec, bleed=first.bleed))
+        group_spec = replace(for_faces(spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
+        shared = grid(first.width, first.height, group_spec)
         sheets = pack([parts[m].faces for m in members], shared.per_sheet)
         placed = [[_Placed(members[p], i, slot) for slot, (p, i) in enumerate(sheet)] for sheet in sheets]
-        result.append((shared, placed))
+        result.append((shared, group_spec, placed))
     return result
 
 
 def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
     """Sheets of paper the combined file takes."""
-    return sum(len(sheets) for _, sheets in combined_sheets(parts, spec))
+    return sum(len(sheets) for _, _, sheets in combined_sheets(parts, spec))
 
 
 def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str) -> int:
@@ -65,40 +67,41 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     import pikepdf
 
     layout = combined_sheets(parts, spec)
-    total = sum(len(sheets) for _, sheets in layout)
+    total = sum(len(sheets) for _, _, sheets in layout)
     frames: list[Frame] = []
-    pages: list[list[tuple[_Placed, bool]]] = []  # per page: each face placed, and whether it is its back
+    pages: list[list[tuple[_Placed, bool, Grid]]] = []  # per page: each face, whether its back, the sheet's grid
     number = 0
-    for shared, sheets in layout:
+    for shared, group_spec, sheets in layout:
         for sheet in sheets:
             number += 1
             kinds = "+".join(dict.fromkeys(parts[p.part].kind for p in sheet))
             label = f"{name}: {kinds} {number}/{total}"
-            fronts = [(p, False) for p in sheet]
-            backs = [(p, True) for p in sheet if parts[p.part].has_back and spec.duplex != "none"]
-            if spec.duplex == "fold":
+            fronts = [(p, False, shared) for p in sheet]
+            backs = [(p, True, shared) for p in sheet if parts[p.part].has_back and group_spec.duplex != "none"]
+            if group_spec.duplex == "fold":
                 pages.append(fronts + backs)
-                boxes = _boxes(shared, fronts + backs)
-                frames.append(Frame(crop_marks(boxes, spec), label, fold_line(boxes, spec)))
+                boxes = _boxes(fronts + backs)
+                frames.append(Frame(crop_marks(boxes, group_spec), label, fold_line(boxes, group_spec)))
                 continue
             pages.append(fronts)
-            frames.append(Frame(crop_marks(_boxes(shared, fronts), spec), f"{label}, fronts"))
-            if spec.duplex != "none":
+            frames.append(Frame(crop_marks(_boxes(fronts), group_spec), f"{label}, fronts"))
+            if group_spec.duplex != "none":
                 pages.append(backs)
-                frames.append(Frame(crop_marks(_boxes(shared, backs), spec), f"{label}, backs" if backs else ""))
+                frames.append(Frame(crop_marks(_boxes(backs), group_spec), f"{label}, backs" if backs else ""))
     buffer = io.BytesIO()
     write_frames(buffer, frames, spec, title)
     buffer.seek(0)
     out = pikepdf.open(buffer)
     sources = [pikepdf.open(part.path) for part in parts]
     forms: dict[tuple[int, int], list[Any]] = {}  # the faces of each per-kind page, copied once
-    grids = [grid(part.width, part.height, replace(spec, bleed=part.bleed)) for part in parts]
+    specs = [replace(for_faces(spec, part.has_back), bleed=part.bleed) for part in parts]
+    grids = [grid(part.width, part.height, part_spec) for part, part_spec in zip(parts, specs, strict=True)]
     for page, placed in zip(out.pages, pages, strict=True):
         commands: list[str] = []
-        for number, (face, back) in enumerate(placed):
+        for number, (face, back, target_grid) in enumerate(placed):
             part = parts[face.part]
-            shared = grids[face.part]
-            source_page, drawn = _source(part, shared, face.index, back, spec)
+            shared = grids[face.part]  # the grid the part's own file was drawn on
+            source_page, drawn = _source(part, shared, face.index, back, specs[face.part])
             if (face.part, source_page) not in forms:
                 forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page)
             resource = pikepdf.Name(f"/PnpFace{number}")  # not add_resource's random prefix: same bytes each build
@@ -106,8 +109,8 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
             slot = face.index % shared.per_sheet
             origin = (shared.backs if back else shared.fronts)[slot]
             source_clip = (shared.back_clips if back else shared.front_clips)[slot]
-            target = (shared.backs if back else shared.fronts)[face.slot]
-            clip = (shared.back_clips if back else shared.front_clips)[face.slot]
+            target = (target_grid.backs if back else target_grid.fronts)[face.slot]
+            clip = (target_grid.back_clips if back else target_grid.front_clips)[face.slot]
             dx, dy = target.x - origin.x, target.y - origin.y
             moved = Box(source_clip.x + dx, source_clip.y + dy, source_clip.width, source_clip.height)
             area = intersect(moved, clip)  # never more than the source drew of this face alone
@@ -126,8 +129,8 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     return total
 
 
-def _boxes(shared: Grid, placed: list[tuple[_Placed, bool]]) -> tuple[Box, ...]:
-    return tuple((shared.backs if back else shared.fronts)[p.slot] for p, back in placed)
+def _boxes(placed: list[tuple[_Placed, bool, Grid]]) -> tuple[Box, ...]:
+    return tuple((shared.backs if back else shared.fronts)[p.slot] for p, back, shared in placed)
 
 
 def _source(part: Part, shared: Grid, index: int, back: bool, spec: SheetSpec) -> tuple[int, int]:

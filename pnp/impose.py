@@ -7,7 +7,7 @@ same y; short-edge: same x, y = page_height - y_front - height.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 MM = 72 / 25.4
@@ -140,6 +140,11 @@ def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     front_clips = tuple(_clip(box, fronts, spec) for box in fronts)
     back_clips = tuple(_clip(box, backs, spec) for box in backs)
     return Grid(columns, rows, fronts, backs, crop_marks(fronts, spec), front_clips, back_clips)
+
+
+def for_faces(spec: SheetSpec, has_back: bool) -> SheetSpec:
+    """The spec for faces with or without backs: fold-and-glue without backs needs no fold (the whole page)."""
+    return replace(spec, duplex="none") if spec.duplex == "fold" and not has_back else spec
 
 
 def fold_line(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:

@@ -15,7 +15,7 @@ from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
-from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, grid, paginate
+from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, grid, paginate
 from pnp.problems import Finding
 from pnp.render import TEMPLATE_FAILURES, Renderer
 
@@ -108,7 +108,7 @@ def write_cut_sheets(
     `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
     """
     register_bundled()
-    spec = replace(spec, bleed=renderer.bleed)
+    spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
     layout_grid = grid(renderer.width, renderer.height, spec)
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[tuple[Face, Finding]] = []

@@ -363,3 +363,17 @@ def test_an_icon_image_that_is_not_there_is_located_in_icons_json(tmp_path: Path
         f"layouts/icons.json:{line}:" in done.stdout
         and "icon 'gold': image 'art/nope.svg' does not exist" in done.stdout
     )
+
+
+def test_fold_leaves_faces_without_backs_the_whole_page(styled: tuple[str, Path]) -> None:
+    """Round tokens have no back: in fold they use the whole page's grid, past the fold line, and no fold line."""
+    style, project = styled
+    if style != "fold":
+        pytest.skip("fold only")
+    for path in (project / "output" / "test" / "test.spell.pdf", project / "output" / "test.pdf"):
+        with pdfplumber.open(path) as pdf:
+            page = pdf.pages[-1]
+            xs, _, folds = _mark_positions(page)
+            assert "Spell 5" in (page.extract_text() or "")
+        # 7 columns of 25 mm tokens from 17.5 mm: the 5 tokens' trims run to 142.5 mm, past the fold at 105
+        assert folds == [] and max(xs) == pytest.approx(142.5, abs=0.1), (path.name, xs)
