@@ -17,6 +17,7 @@ PAPERS: dict[str, tuple[float, float]] = {
     "a3": (297 * MM, 420 * MM),
     "legal": (8.5 * 72, 14 * 72),
 }
+EDGE = 1e-6  # points: a box edge on a line is not across it
 Duplex = Literal["long", "short", "fold", "none"]
 Cutting = Literal["butted", "gutter"]
 
@@ -107,8 +108,43 @@ def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     """As many cards as fit inside the margins, the block centred on the page.
 
     Fold (`duplex = "fold"`): the fronts fill the left half, their right bleed ending at the fold
-    line (the page's vertical centre), and each back is their mirror image about it.
+    line (the page's vertical centre), and each back is their mirror image about it; or, when
+    that holds more cards or the cards are too wide for half the page, the same about the
+    horizontal centre (fronts in the lower half).
     """
+    if spec.duplex != "fold":
+        return _grid(card_width, card_height, spec)
+    try:
+        vertical: Grid | None = _grid(card_width, card_height, spec)
+    except ImpositionError:
+        vertical = None
+    try:
+        turned = replace(spec, page_width=spec.page_height, page_height=spec.page_width)
+        horizontal = _transposed(_grid(card_height, card_width, turned), spec)
+    except ImpositionError:
+        if vertical is None:
+            raise
+        return vertical
+    return vertical if vertical is not None and vertical.per_sheet >= horizontal.per_sheet else horizontal
+
+
+def _transposed(turned: Grid, spec: SheetSpec) -> Grid:
+    """A grid laid out on the page turned about its diagonal, turned back: x and y swap."""
+    pairs = sorted(
+        (
+            (Box(f.y, f.x, f.height, f.width), Box(b.y, b.x, b.height, b.width))
+            for f, b in zip(turned.fronts, turned.backs, strict=True)
+        ),
+        key=lambda pair: (-pair[0].y, pair[0].x),  # reading order: top to bottom, left to right
+    )
+    fronts = tuple(front for front, _ in pairs)
+    backs = tuple(back for _, back in pairs)
+    front_clips = tuple(_clip(box, fronts, spec) for box in fronts)
+    back_clips = tuple(_clip(box, backs, spec) for box in backs)
+    return Grid(turned.rows, turned.columns, fronts, backs, crop_marks(fronts, spec), front_clips, back_clips)
+
+
+def _grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     pitch_x = card_width + spec.spacing
     pitch_y = card_height + spec.spacing
     fold_gap = max(spec.spacing, 2 * spec.bleed)  # between a front's trim and its back's, across the fold
@@ -148,10 +184,16 @@ def for_faces(spec: SheetSpec, has_back: bool) -> SheetSpec:
 
 
 def fold_line(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
-    """Where to fold a fold-and-glue sheet: the page's vertical centre, above and below the cards."""
+    """Where to fold a fold-and-glue sheet: the page's vertical centre, above and below the cards;
+    or its horizontal centre, left and right of them, when cards straddle the vertical one."""
     if spec.duplex != "fold" or not boxes:
         return ()
     x = spec.page_width / 2
+    if any(b.x < x - EDGE and b.x + b.width > x + EDGE for b in boxes):
+        y = spec.page_height / 2
+        left = min(b.x for b in boxes) - spec.bleed - spec.crop_offset
+        right = max(b.x + b.width for b in boxes) + spec.bleed + spec.crop_offset
+        return (Mark(left, y, left - spec.crop_length, y), Mark(right, y, right + spec.crop_length, y))
     top = max(b.y + b.height for b in boxes) + spec.bleed + spec.crop_offset
     bottom = min(b.y for b in boxes) - spec.bleed - spec.crop_offset
     return (Mark(x, top, x, top + spec.crop_length), Mark(x, bottom, x, bottom - spec.crop_length))

@@ -113,7 +113,7 @@ def _mark_positions(page: pdfplumber.page.Page) -> tuple[list[float], list[float
         dashed = bool(line.get("dash") and line["dash"][0])
         if abs(line["x0"] - line["x1"]) < 0.01:
             (folds if dashed else xs).add(round(line["x0"] / MM, 2))
-        elif abs(line["top"] - line["bottom"]) < 0.01:
+        elif abs(line["top"] - line["bottom"]) < 0.01 and not dashed:  # a dashed horizontal one: a fold
             ys.add(round((page.height - line["top"]) / MM, 2))
     return sorted(xs), sorted(ys), sorted(folds)
 
@@ -377,3 +377,27 @@ def test_fold_leaves_faces_without_backs_the_whole_page(styled: tuple[str, Path]
             assert "Spell 5" in (page.extract_text() or "")
         # 7 columns of 25 mm tokens from 17.5 mm: the 5 tokens' trims run to 142.5 mm, past the fold at 105
         assert folds == [] and max(xs) == pytest.approx(142.5, abs=0.1), (path.name, xs)
+
+
+def test_cards_too_wide_for_half_the_page_fold_about_its_horizontal_centre(tmp_path: Path) -> None:
+    """On 100 x 297 mm paper a poker card does not fit beside its back: the fold is y = 148.5 mm,
+    fronts below it, and folding takes each back's id onto its front's centre (x to 0.1 mm)."""
+    project = make_project(tmp_path / "project")
+    done = pnp(project, "build", "test.card", "--paper", "100x297mm", "--duplex", "fold")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with pdfplumber.open(project / "output" / "100x297mm" / "test" / "test.card.pdf") as pdf:
+        page = pdf.pages[0]
+        words = _words(page)
+        dashed = [line for line in page.lines if line.get("dash") and line["dash"][0]]
+    fronts = [(x / MM, y / MM) for text, x, y in words if text == "Card"]
+    backs = [(text, x / MM, y / MM) for text, x, y in words if text.startswith("card-")]
+    assert len(fronts) == len(backs) == 1
+    assert dashed and all(abs((page.height - line["top"]) / MM - 148.5) < 0.1 for line in dashed)
+    with pdfplumber.open(project / "output" / "100x297mm" / "test" / "test.card.pdf") as pdf:
+        xs, ys, _ = _mark_positions(pdf.pages[0])
+    # trims: one column centred (18.5 to 81.5 mm); front 57.5-145.5 mm, back its mirror 151.5-239.5 mm
+    assert _close(xs, [18.5, 81.5]) and _close(ys, [57.5, 145.5, 151.5, 239.5]), (xs, ys)
+    (_, back_x, back_y), (front_x, _) = backs[0], fronts[0]
+    assert abs(back_x - 50) < 0.1  # the back's id centred across the back, which lies over the front
+    assert abs(back_y - (239.5 - 44)) < 1 / MM  # 44 mm below the back's top (its baseline within a point)
+    assert front_x < 50  # the title starts left of centre: the front is where the marks say
