@@ -433,9 +433,13 @@ def page_count(path: Path) -> int:
 
 
 def first_page_words(path: Path) -> Counter[str]:
+    """The card words of a first sheet (pnp's registration label in the margin left out)."""
+    import re
+
     from pypdf import PdfReader
 
-    return Counter(PdfReader(path).pages[0].extract_text().split())
+    text = PdfReader(path).pages[0].extract_text()
+    return Counter(re.sub(r"\S+ \d+/\d+, (fronts|backs)", "", text).split())
 
 
 @dataclass

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from pnp.build import BuildOptions, BuildResult, run_build
 from pnp.check import CheckOptions, CheckResult, run_check
@@ -79,5 +79,5 @@ def export(project: Project, fmt: ExportFormat, options: ExportOptions | None = 
 
 
 def _duplex(project: Project) -> Duplex:
-    """pnp.toml's duplex, which config.py has already limited to these three."""
-    return "short" if project.duplex == "short" else "none" if project.duplex == "none" else "long"
+    """pnp.toml's duplex, which config.py has already limited to these four."""
+    return cast(Duplex, project.duplex) if project.duplex in ("short", "fold", "none") else "long"

@@ -7,11 +7,11 @@ A build that finds errors writes nothing; each file is written atomically; a fil
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import IO, Any
 
@@ -23,9 +23,10 @@ from pnp.check import (
     load_project_records,
     not_found_before,
 )
+from pnp.combine import Part, sheet_count, write_combined
 from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
-from pnp.impose import Duplex, SheetSpec, parse_paper
+from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
 from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, write_bytes
 from pnp.problems import Problem, severity_of
@@ -35,6 +36,7 @@ from pnp.problems import Problem, severity_of
 class BuildOptions:
     paper: str = "a4"
     duplex: Duplex = "long"
+    cutting: Cutting | None = None  # None: pnp.toml's [build] cutting
     kinds: tuple[str, ...] = ()
     force: bool = False
     progress: bool = False
@@ -42,7 +44,11 @@ class BuildOptions:
     fallback: bool = False  # with lang: draw the source text where a translation is missing
 
 
-BuildResult = OutputResult
+@dataclass(frozen=True, slots=True)
+class BuildResult(OutputResult):
+    """An OutputResult, with the sheets of paper each written cut-sheet file takes."""
+
+    sheets: tuple[tuple[Path, int], ...] = ()
 
 
 def output_root(project: Project, paper: str) -> Path:
@@ -90,21 +96,24 @@ def _build_checked(
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
     width, height = parse_paper(options.paper)
-    spec = SheetSpec(width, height, duplex=options.duplex)
+    cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
+    gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
+    spec = SheetSpec(width, height, gutter=gutter, duplex=options.duplex, cutting=cutting)
     manifest = Manifest(project.output)
     out_root = output_root(project, options.paper)
     code = code_digest()
     written: list[Path] = []
     skipped: list[Path] = []
-    per_game: dict[str, list[tuple[Path, str, bool]]] = {}
+    per_game: dict[str, list[tuple[Path, str, Layout, str]]] = {}
+    sheets: list[tuple[Path, int]] = []
     kinds = kinds_to_build(loaded, layouts, options.kinds)
     plans = []
     for kind in kinds:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
-        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex)
-        per_game.setdefault(game.folder, []).append((target, key, layout.has_back))
+        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, cutting, spec.gutter)
+        per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
     progress = _progress(options.progress, sum(n for *_, n in plans if True))
     for kind, layout, target, key, count in plans:
@@ -117,7 +126,8 @@ def _build_checked(
         def draw(
             handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
         ) -> None:
-            found = render_kind(loaded, layout, kind, spec, handle, f"{project.game(kind).title}: {kind}")
+            game = project.game(kind)
+            found = render_kind(loaded, layout, kind, spec, handle, f"{game.title}: {kind}", name=kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
             if any(p.severity == "error" for p in located):
                 raise _Discard  # the temporary file goes; the previous output stays as it was
@@ -132,17 +142,24 @@ def _build_checked(
         progress(count)
         manifest.record(target, key)
         written.append(target)
-    for folder, parts in sorted(per_game.items()):
+        sheets.append((target, sheet_count([_part(loaded, layout, kind, target)], spec)))
+    for folder, entries in sorted(per_game.items()):
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
-        key = digest(code, [k for _, k, _ in parts])
+        key = digest(code, [k for _, k, _, _ in entries])
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
             continue
-        if any(p.severity == "error" for p in problems) or not all(current(path).is_file() for path, _, _ in parts):
+        if any(p.severity == "error" for p in problems) or not all(current(path).is_file() for path, *_ in entries):
             continue
-        _combine(combined, [(current(path), backs) for path, _, backs in parts], options.duplex != "none")
+        parts = [_part(loaded, layout, kind, current(path)) for path, _, layout, kind in entries]
+        title = project.game(entries[0][3]).title
+        if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied
+            write_bytes(combined, parts[0].path.read_bytes())
+        else:
+            atomic_write(combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder))
+        sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)
     for result in _build_sheets(loaded, project, options, manifest):
@@ -150,7 +167,17 @@ def _build_checked(
         problems.extend(result.problems)
     manifest.save()
     unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
-    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)))
+    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets))
+
+
+def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
+    """A kind's file as the combined file reads it: how many faces, of what size."""
+    from pnp.pdf import expand_faces
+    from pnp.render import Renderer
+
+    renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project))
+    faces, _ = expand_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
+    return Part(path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back)
 
 
 def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest) -> list[Any]:
@@ -205,37 +232,6 @@ def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]
 
 class _Discard(Exception):
     """Raised inside an atomic write to throw the new file away."""
-
-
-def _combine(target: Path, parts: list[tuple[Path, bool]], duplex: bool) -> None:
-    """One file with every kind of a game, deterministic (fixed document id).
-
-    `parts`: each kind's file, and whether its layout has a back. In duplex, a kind without backs
-    gets a blank page after each sheet of fronts, so that no front is printed on the back of
-    another sheet and every later kind's fronts stay on odd pages.
-    """
-    if len(parts) == 1:  # nothing to merge: the same document
-        write_bytes(target, parts[0][0].read_bytes())
-        return
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import ArrayObject, ByteStringObject
-
-    writer = PdfWriter()
-    for part, has_back in parts:
-        if has_back or not duplex:
-            writer.append(str(part))
-            continue
-        for page in PdfReader(part).pages:
-            writer.add_page(page)
-            writer.add_blank_page(float(page.mediabox.width), float(page.mediabox.height))
-    ident = ByteStringObject(hashlib.md5(b"".join(p.read_bytes() for p, _ in parts)).digest())  # noqa: S324 - an id, not security
-    writer._ID = ArrayObject([ident, ident])
-    writer.add_metadata({"/Title": target.stem, "/Creator": "pnp", "/Producer": "pnp"})
-
-    def write(handle: IO[bytes]) -> None:
-        writer.write(handle)
-
-    atomic_write(target, write)
 
 
 def _progress(enabled: bool, total: int) -> Callable[[int], None]:

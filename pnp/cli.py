@@ -210,9 +210,15 @@ def stats(fmt: str, project_dir: Path | None) -> None:
 )
 @click.option(
     "--duplex",
-    type=click.Choice(["long", "short", "none"]),
+    type=click.Choice(["long", "short", "fold", "none"]),
     default=None,
-    help="Backs mirrored for long-edge or short-edge flipping, or none (fronts only).",
+    help="Backs mirrored for long-edge or short-edge flipping, beside their fronts to fold and glue, or none.",
+)
+@click.option(
+    "--cutting",
+    type=click.Choice(["butted", "gutter"]),
+    default=None,
+    help="Cards sharing cut lines, or a gutter with each card's own bleed (default: pnp.toml [build] cutting).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even the files whose inputs did not change.")
 @click.option(
@@ -235,6 +241,7 @@ def build(
     kinds: tuple[str, ...],
     paper: str | None,
     duplex: str | None,
+    cutting: str | None,
     force: bool,
     fmt: str,
     langs: tuple[str, ...],
@@ -243,7 +250,7 @@ def build(
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.build import BuildOptions
-    from pnp.impose import MM, Duplex, ImpositionError, parse_paper
+    from pnp.impose import MM, Cutting, Duplex, ImpositionError, parse_paper
     from pnp.limits import exceeded
 
     project = _project(project_dir, fmt)
@@ -257,6 +264,7 @@ def build(
     options = BuildOptions(
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),
+        cutting=cast(Cutting, cutting) if cutting else None,
         kinds=kinds,
         force=force,
         progress=True,
@@ -281,8 +289,10 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
     result = run_build(project, options)
     if result.problems:
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
+    sheets = dict(result.sheets)
     for path in result.written:
-        click.echo(f"wrote {project.display(path)}", err=True)
+        count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""
+        click.echo(f"wrote {project.display(path)}{count}", err=True)
     label = f" --lang {options.lang}" if options.lang else ""
     click.echo(
         f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date"
@@ -370,9 +380,10 @@ def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, projec
 @click.argument("kinds", nargs=-1)
 @click.option(
     "--preset",
-    type=click.Choice(["poker-us", "poker"]),
     default=None,
-    help="poker-us: 2.5 x 3.5 in cards, 1/8 in bleed (2.75 x 3.75 in pages); poker: 63 x 88 mm, 3 mm bleed.",
+    metavar="NAME",
+    help="A print shop's size, bleed and safe zone: poker-us, bridge-us, mini-us, tarot-us (1/8 in bleed and safe), "
+    "poker, bridge, mini, tarot, square (3 mm), token-20, token-25, token-30, token-38 (2 mm); docs/export.md.",
 )
 @click.option(
     "--bleed",

@@ -52,6 +52,8 @@ class Project:
     games: dict[str, Game]
     paper: str = "a4"
     duplex: str = "long"
+    cutting: str = "butted"  # [build] cutting: butted (shared cut lines) or gutter (pnp.impose.SheetSpec)
+    gutter_mm: float = 0.0  # [build] gutter: with cutting = "gutter", extra space between two cards' bleeds
     languages: tuple[str, ...] = ()  # [build] languages: the source language first (pnp.translate)
     # [sources]: spreadsheet files (relative to the root) -> kind, or sheet name -> kind
     sources: dict[str, str | dict[str, str]] = field(default_factory=dict)
@@ -121,6 +123,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     build = settings.table("build")
     paper = str(build.get("paper", "a4"))
     duplex = str(build.get("duplex", "long"))
+    cutting = str(build.get("cutting", "butted"))
+    gutter_mm = float(build.get("gutter", 0))
     languages = build.get("languages", [])
     sources, list_separator = _sources(settings, root)
     try:
@@ -140,6 +144,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         games=games,
         paper=paper,
         duplex=duplex,
+        cutting=cutting,
+        gutter_mm=gutter_mm,
         languages=tuple(dict.fromkeys(languages)),
         sources=sources,
         list_separator=list_separator,
@@ -148,6 +154,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     )
 
 
+DUPLEX_MODES = ("long", "short", "fold", "none")
+CUTTING_STYLES = ("butted", "gutter")
 # Every table and key of pnp.toml: its type ("str", "number") and a check of its value.
 KEYS: dict[str, dict[str, str]] = {
     "project": {
@@ -159,7 +167,13 @@ KEYS: dict[str, dict[str, str]] = {
         "output": "str",
         "max-file-mb": "number",
     },
-    "build": {"paper": "paper", "duplex": "duplex", "languages": "languages"},
+    "build": {
+        "paper": "paper",
+        "duplex": "duplex",
+        "cutting": "cutting",
+        "gutter": "gutter",
+        "languages": "languages",
+    },
     "games.*": {"title": "str", "folder": "str"},
 }
 
@@ -245,8 +259,12 @@ def _value_problem(rule: str, value: Any) -> str | None:
         or not all(isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in value)
     ):
         return 'must be a list of language codes, source first: ["en", "de"]'
-    if rule == "duplex" and value not in ("long", "short", "none"):
-        return f"duplex must be long, short or none{_hint(str(value), ['long', 'short', 'none'])}"
+    if rule == "duplex" and value not in DUPLEX_MODES:
+        return f"duplex must be long, short, fold or none{_hint(str(value), list(DUPLEX_MODES))}"
+    if rule == "cutting" and value not in CUTTING_STYLES:
+        return f"cutting must be butted or gutter{_hint(str(value), list(CUTTING_STYLES))}"
+    if rule == "gutter" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 50):
+        return "gutter must be a number of millimetres from 0 to 50 (space between two cards' bleeds)"
     if rule == "paper":
         from pnp.impose import PAPERS, ImpositionError, parse_paper
 

@@ -98,9 +98,11 @@ def render_kind(
     title: str,
     tick: Callable[[int], None] | None = None,
     records: list[tuple[tuple[RecordFile, int], dict[str, Any]]] | None = None,
+    name: str = "",
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
-    drawing found, located."""
+    drawing found, located. `name` labels each sheet's margin (pnp.pdf.write_cut_sheets)."""
+    from pnp.bleedcheck import bleed_findings
     from pnp.check import load_icon_specs
     from pnp.impose import ImpositionError
     from pnp.pdf import expand_faces, write_cut_sheets
@@ -114,11 +116,12 @@ def render_kind(
     if records is None:
         records = [((f, i), r) for f, i, r in loaded.records(kind)]
     faces, issues = expand_faces(renderer, records)
-    layout_findings = [*renderer.findings, *issues]
+    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer)]
     drawn: list[tuple[Any, Finding]] = []
     try:
         drawn = [
-            (face.origin, finding) for face, finding in write_cut_sheets(handle, renderer, faces, spec, title, tick)
+            (face.origin, finding)
+            for face, finding in write_cut_sheets(handle, renderer, faces, spec, title, tick, name)
         ]
     except ImpositionError as err:
         layout_findings.append(Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True))

@@ -16,6 +16,7 @@ not change is not rewritten (digests in the output folder's manifest), output is
 
 from __future__ import annotations
 
+import difflib
 import functools
 import io
 import json
@@ -49,10 +50,34 @@ if TYPE_CHECKING:
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 GALLERY_TEMPLATE = "gallery.html.j2"
 INCH = 72.0
-# Print-shop presets: trim width, trim height, bleed (points).
-PRESETS: dict[str, tuple[float, float, float]] = {
-    "poker-us": (2.5 * INCH, 3.5 * INCH, INCH / 8),  # 2.75 x 3.75 in with bleed
-    "poker": (63 * MM, 88 * MM, 3 * MM),  # 69 x 94 mm with bleed
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """A print shop's file spec for one card or token size (points): trim, bleed, safe zone."""
+
+    width: float
+    height: float
+    bleed: float
+    safe: float  # inside the trim: what must not be cut off stays this far from it
+
+
+# The US print-on-demand card printers ask for 1/8 in bleed and 1/8 in safe zone on their inch
+# sizes; European printers for 3 mm bleed and 3 mm safe on millimetre sizes; tokens 2 mm each.
+PRESETS: dict[str, Preset] = {
+    "poker-us": Preset(2.5 * INCH, 3.5 * INCH, INCH / 8, INCH / 8),  # 2.75 x 3.75 in with bleed
+    "bridge-us": Preset(2.25 * INCH, 3.5 * INCH, INCH / 8, INCH / 8),
+    "mini-us": Preset(1.75 * INCH, 2.5 * INCH, INCH / 8, INCH / 8),
+    "tarot-us": Preset(2.75 * INCH, 4.75 * INCH, INCH / 8, INCH / 8),
+    "poker": Preset(63 * MM, 88 * MM, 3 * MM, 3 * MM),  # 69 x 94 mm with bleed
+    "bridge": Preset(57 * MM, 89 * MM, 3 * MM, 3 * MM),
+    "mini": Preset(44 * MM, 63 * MM, 3 * MM, 3 * MM),
+    "tarot": Preset(70 * MM, 120 * MM, 3 * MM, 3 * MM),
+    "square": Preset(70 * MM, 70 * MM, 3 * MM, 3 * MM),
+    "token-20": Preset(20 * MM, 20 * MM, 2 * MM, 2 * MM),
+    "token-25": Preset(25 * MM, 25 * MM, 2 * MM, 2 * MM),
+    "token-30": Preset(30 * MM, 30 * MM, 2 * MM, 2 * MM),
+    "token-38": Preset(38 * MM, 38 * MM, 2 * MM, 2 * MM),
 }
 TTS_MAX_COLUMNS = 10
 TTS_MAX_ROWS = 7
@@ -377,12 +402,16 @@ def png_bytes(image: Image, dpi: float | None = None) -> bytes:
 # --- safe zone ---------------------------------------------------------------------------------
 
 
-def safe_zone_problems(plan: KindPlan) -> list[Problem]:
-    """Warnings for drawn elements whose box leaves the safe zone (see docs/export.md for the rule)."""
+def safe_zone_problems(plan: KindPlan, preset: str | None = None) -> list[Problem]:
+    """Warnings for drawn elements whose box leaves the safe zone (see docs/export.md for the rule):
+    the layout's `safe`, or the print shop's with a preset."""
     from pnp.render import TEMPLATE_FAILURES
 
     renderer = plan.renderer
     width, height, safe = renderer.width, renderer.height, renderer.safe
+    zone = f"layout {plan.layout.name!r}"
+    if preset:
+        safe, zone = _preset(preset).safe, f"preset {preset!r}"
     problems: list[Problem] = []
     seen: set[tuple[str, str]] = set()
     for face in plan.faces:
@@ -421,7 +450,7 @@ def safe_zone_problems(plan: KindPlan) -> list[Problem]:
                     where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
                 message = (
                     f"{side} element {element.name!r} ({element.kind}) {where}, outside the {safe / MM:g} mm "
-                    f"safe zone of layout {plan.layout.name!r}; move it inwards "
+                    f"safe zone of {zone}; move it inwards "
                     '(a background: a rect with "bleed": true)'
                 )
                 found = Finding(SAFE_CODE, message, element.pointer, in_layout=True)
@@ -456,7 +485,7 @@ def run_printshop(project: Project, options: ExportOptions) -> ExportResult:
     plans = session.plans()
     bleeds = [_printshop_bleed(plan, options) for plan in plans]  # a wrong preset stops before anything is written
     for plan in plans:
-        session.problems.extend(safe_zone_problems(plan))
+        session.problems.extend(safe_zone_problems(plan, options.preset))
     tick = session.progress(plans)
     for plan, bleed in zip(plans, bleeds, strict=True):
         if plan.blocked:
@@ -478,7 +507,8 @@ def _printshop_bleed(plan: KindPlan, options: ExportOptions) -> float:
     renderer = plan.renderer
     bleed = renderer.bleed
     if options.preset:
-        width, height, bleed = PRESETS[options.preset]
+        preset = _preset(options.preset)
+        width, height, bleed = preset.width, preset.height, preset.bleed
         if abs(renderer.width - width) > 0.1 * MM or abs(renderer.height - height) > 0.1 * MM:
             raise ConfigError(
                 f"preset {options.preset!r} is for {width / MM:.1f} x {height / MM:.1f} mm cards, but kind "
@@ -489,6 +519,14 @@ def _printshop_bleed(plan: KindPlan, options: ExportOptions) -> float:
     if options.bleed is not None:
         bleed = options.bleed
     return bleed
+
+
+def _preset(name: str) -> Preset:
+    if name not in PRESETS:
+        close = difflib.get_close_matches(name, sorted(PRESETS), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(f"unknown preset {name!r}; {hint}presets: {', '.join(PRESETS)}")
+    return PRESETS[name]
 
 
 # --- pnp export png ---------------------------------------------------------------------------

@@ -16,11 +16,13 @@ from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
-from pnp.impose import Grid, Mark, SheetSpec, crop_marks, grid, paginate
+from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, grid, paginate
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.problems import Finding
 from pnp.render import TEMPLATE_FAILURES, Renderer
+
+FACE_TAG = "PnpFace"  # marked-content tag around each face drawn on a cut sheet, in slot order
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,67 +121,110 @@ def write_cut_sheets(
     spec: SheetSpec,
     title: str,
     tick: Callable[[int], None] | None = None,
+    name: str = "",
 ) -> list[tuple[Face, Finding]]:
-    """Draw every face, fronts then (if the layout has a back and duplex is on) the backs."""
+    """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
+
+    `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
+    """
     register_bundled()
-    spec = replace(spec, bleed=renderer.bleed)
+    spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
     layout_grid = grid(renderer.width, renderer.height, spec)
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[tuple[Face, Finding]] = []
-    for sheet in paginate(len(faces), layout_grid.per_sheet):
+    sheets = paginate(len(faces), layout_grid.per_sheet)
+    backs = spec.duplex != "none" and renderer.has_back
+    fronts_side = ("front", layout_grid.fronts, layout_grid.front_clips)
+    backs_side = ("back", layout_grid.backs, layout_grid.back_clips)
+    for number, sheet in enumerate(sheets, 1):
         on_sheet = [faces[i] for i in sheet]
-        _draw_page(
-            canvas,
-            renderer,
-            "front",
-            on_sheet,
-            layout_grid.fronts,
-            layout_grid.front_clips,
-            layout_grid,
-            spec,
-            problems,
-        )
+        label = f"{name} {number}/{len(sheets)}" if name else ""
+        if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
+            sides = [fronts_side, backs_side] if backs else [fronts_side]
+            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label)
+            if tick is not None:
+                tick(len(on_sheet))
+            continue
+        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, f"{label}, fronts" if label else "")
         if tick is not None:
             tick(len(on_sheet))
-        if spec.duplex != "none" and renderer.has_back:
-            _draw_page(
-                canvas,
-                renderer,
-                "back",
-                on_sheet,
-                layout_grid.backs,
-                layout_grid.back_clips,
-                layout_grid,
-                spec,
-                problems,
-            )
+        if backs:
+            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, f"{label}, backs" if label else "")
     if not faces:
         canvas.showPage()
     canvas.save()
     return problems
 
 
+Side = tuple[str, tuple[Box, ...], tuple[Box, ...]]  # face name, slots, clips
+
+
 def _draw_page(
     canvas: Canvas,
     renderer: Renderer,
-    face_name: str,
+    sides: list[Side],
     faces: list[Face],
-    slots: tuple[Any, ...],
-    clips: tuple[Any, ...],
-    layout_grid: Grid,
     spec: SheetSpec,
     problems: list[tuple[Face, Finding]],
+    label: str,
 ) -> None:
-    for face, box, clip in zip(faces, slots, clips, strict=False):
-        for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
-            problems.append((face, issue))
-    used = slots[: len(faces)]
-    _marks(canvas, layout_grid.marks if len(used) == len(slots) else crop_marks(tuple(used), spec))
+    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label."""
+    used: list[Box] = []
+    for face_name, slots, clips in sides:
+        for face, box, clip in zip(faces, slots, clips, strict=False):
+            canvas.addLiteral(f"/{FACE_TAG} BMC")  # lets pnp.combine lift each face out of this page
+            for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
+                problems.append((face, issue))
+            canvas.addLiteral("EMC")
+        used.extend(slots[: len(faces)])
+    _marks(canvas, crop_marks(tuple(used), spec), fold_line(tuple(used), spec))
+    _registration(canvas, label, spec)
     canvas.showPage()
 
 
-def _marks(canvas: Canvas, marks: tuple[Mark, ...]) -> None:
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What a sheet carries besides its faces: crop marks and the registration label."""
+
+    marks: tuple[Mark, ...]
+    label: str
+    fold: tuple[Mark, ...] = ()
+
+
+def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title: str) -> None:
+    """Pages holding only crop marks and labels, for faces placed on them afterwards (pnp.combine)."""
+    canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
+    for frame in frames:
+        _marks(canvas, frame.marks, frame.fold)
+        _registration(canvas, frame.label, spec)
+        canvas.showPage()
+    if not frames:
+        canvas.showPage()
+    canvas.save()
+
+
+REGISTRATION_BASELINE = 3.5 * 72 / 25.4  # from the bottom edge: below the crop marks, inside most printers' reach
+
+
+def _registration(canvas: Canvas, label: str, spec: SheetSpec) -> None:
+    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets."""
+    if not label:
+        return
+    canvas.setFillColor(black)
+    canvas.setFont(SANS.regular, 6)
+    centre = spec.page_width / (4 if spec.duplex == "fold" else 2)  # in fold, clear of the fold line's mark
+    canvas.drawCentredString(centre, REGISTRATION_BASELINE, label)
+
+
+def _marks(canvas: Canvas, marks: tuple[Mark, ...], fold: tuple[Mark, ...] = ()) -> None:
+    """Crop marks as solid hairlines; the fold line (fold-and-glue) dashed."""
     canvas.setStrokeColor(black)
     canvas.setLineWidth(0.3)
     for mark in marks:
         canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+    if fold:
+        canvas.saveState()
+        canvas.setDash(1.5, 1.5)
+        for mark in fold:
+            canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+        canvas.restoreState()

@@ -97,6 +97,7 @@ CODES: dict[str, Code] = {
     # limits on the work an input may cause (pnp.limits; raised in [limits] of pnp.toml)
     "limit-exceeded": Code("error", "an input over one of the limits on work (copies, sizes, problems per file...)"),
     # exports
+    "short-of-bleed": Code("warning", "art touching the trim edge that stops there instead of reaching the bleed"),
     "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
 }
 
@@ -147,7 +148,14 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "date-cell",
         "list-cell",
     ),
-    "render": ("text-overflow", "template-error", "bad-colour", "missing-glyph", "missing-font-style"),
+    "render": (
+        "text-overflow",
+        "template-error",
+        "bad-colour",
+        "missing-glyph",
+        "missing-font-style",
+        "short-of-bleed",
+    ),
 }
 
 

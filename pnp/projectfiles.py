@@ -57,6 +57,24 @@ def check_icons(project: Project) -> Iterator[Located]:
             if finding.code == "pattern-mismatch" and finding.pointer.endswith("/color"):
                 message = f"colour {error.instance!r} is not #rrggbb (such as #1e5aa8)"
             yield source, Finding("icons-error", message, finding.pointer, finding.at_key)
+    yield from ((source, f) for f in _icon_images(project, source.records[0]))
+
+
+def _icon_images(project: Project, data: Any) -> Iterator[Finding]:
+    """Each icon's `image` must be an SVG, PNG or JPEG file inside the project (else build draws the disc)."""
+    icons = data.get("icons") if isinstance(data, dict) else None
+    for name, spec in (icons or {}).items() if isinstance(icons, dict) else ():
+        image = spec.get("image") if isinstance(spec, dict) else None
+        if not isinstance(image, str) or not image:
+            continue
+        pointer = f"/icons/{name}/image"
+        path = (project.root / image).resolve()
+        if not path.is_relative_to(project.root.resolve()):
+            yield Finding("asset-outside-project", f"icon {name!r}: image {image!r} is outside the project", pointer)
+        elif not path.is_file():
+            yield Finding("missing-asset", f"icon {name!r}: image {image!r} does not exist", pointer)
+        elif path.suffix.lower() not in (".svg", ".png", ".jpg", ".jpeg"):
+            yield Finding("icons-error", f"icon {name!r}: image {image!r} is not an SVG, PNG or JPEG file", pointer)
 
 
 def no_layouts(loaded: LoadedProject) -> Iterator[Located]:

@@ -221,6 +221,7 @@ class Renderer:
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
         self.images: dict[str, ImagePath] = {}
+        self.icon_art: dict[str, Any] = {}  # icons.json images, loaded once: an SVG drawing or an image path
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
         data = self.layout.data.get(face) or {}
@@ -630,12 +631,56 @@ class Renderer:
     def _draw_icon(self, canvas: Canvas, icon: Icon, x: float, baseline: float, size: float) -> None:
         radius = size * 0.6
         cx, cy = x + size * 0.625, baseline + size * 0.32
+        if icon.image and draw_icon_image(canvas, self.root, self.icon_art, icon.image, cx, cy, 2 * radius):
+            return
         canvas.setFillColor(icon.color)
         canvas.circle(cx, cy, radius, stroke=0, fill=1)
         label_size = size * (0.55 if len(icon.label) <= 2 else 0.42)
         canvas.setFillColor(_color("#ffffff"))
         canvas.setFont(SANS.bold, label_size)
         canvas.drawCentredString(cx, cy - label_size * 0.35, icon.label)
+
+
+def draw_icon_image(
+    canvas: Canvas, root: Path, cache: dict[str, Any], source: str, cx: float, cy: float, side: float
+) -> bool:
+    """An icons.json `image` inline at text size, centred at (cx, cy) in a `side` square: an SVG as
+    vector paths (svglib), a PNG or JPEG as an image. False when the file is not in the project or
+    cannot be read (the coloured disc is drawn instead)."""
+    art = cache.get(source)
+    if art is None:
+        path = (root / source).resolve()
+        if not path.is_relative_to(root) or not path.is_file():
+            return False
+        try:
+            if path.suffix.lower() == ".svg":
+                from svglib.svglib import svg2rlg
+
+                art = svg2rlg(str(path))
+                if art is not None:  # reportlab's drawing default is Helvetica, which is never embedded
+                    art.initialFontName = SANS.regular
+            else:
+                art = ImagePath(path, root)
+                _image_size(str(path))  # fails here, not halfway through a page, if it is no image
+        except Exception:  # noqa: BLE001 - svglib and PIL raise many kinds; the disc stands in
+            art = None
+        cache[source] = art or False
+    if not art:
+        return False
+    if isinstance(art, ImagePath):
+        canvas.drawImage(
+            art, cx - side / 2, cy - side / 2, side, side, preserveAspectRatio=True, anchor="c", mask="auto"
+        )
+        return True
+    from reportlab.graphics import renderPDF
+
+    scale = side / max(art.width, art.height, 1e-6)
+    canvas.saveState()
+    canvas.translate(cx - art.width * scale / 2, cy - art.height * scale / 2)
+    canvas.scale(scale, scale)
+    renderPDF.draw(art, canvas, 0, 0)
+    canvas.restoreState()
+    return True
 
 
 class ImagePath(str):
@@ -746,8 +791,9 @@ class Drawing:
 Handler = Callable[[Drawing, Element], None]
 
 
-def draw_rect(d: Drawing, element: Element) -> None:
-    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
+def bleed_frame(r: Renderer, element: Element, box: Box) -> tuple[float, float, float, float]:
+    """The element's frame in page points; with `bleed: true`, grown into the bleed on every side
+    where it touches the trim edge."""
     x, y, w, h = r._frame(element, box)
     if element.spec.get("bleed"):
         b = r.bleed
@@ -759,6 +805,12 @@ def draw_rect(d: Drawing, element: Element) -> None:
             w += b
         if abs(element.y + (element.h or box.height) - box.height) <= 0.01 or not element.h:
             y, h = y - b, h + b
+    return x, y, w, h
+
+
+def draw_rect(d: Drawing, element: Element) -> None:
+    r, canvas, context, box = d.renderer, d.canvas, d.context, d.box
+    x, y, w, h = bleed_frame(r, element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
     radius = float(element.spec.get("radius", 0)) * r.scale
     if radius:
@@ -877,7 +929,7 @@ def draw_image(d: Drawing, element: Element) -> None:
         return
     image = r.images.get(source)
     if image is not None:
-        _place_image(canvas, element, r._frame(element, box), image)
+        _place_image(canvas, element, bleed_frame(r, element, box), image)
         return
     path = (r.root / source).resolve()
     problem = "is outside the project" if not path.is_relative_to(r.root) else None
@@ -897,7 +949,7 @@ def draw_image(d: Drawing, element: Element) -> None:
         raise DrawFailure("bad-asset", "src", f"image {source!r} {broken}")
     image = ImagePath(path, r.root)
     try:
-        _place_image(canvas, element, r._frame(element, box), image)
+        _place_image(canvas, element, bleed_frame(r, element, box), image)
     except (OSError, ValueError) as err:  # the file is not an image reportlab can read
         raise DrawFailure("bad-asset", "src", f"image {source!r} cannot be read: {err}") from None
     r.images[source] = image

@@ -170,6 +170,23 @@ def test_preset_of_another_size_is_a_usage_error(project: Path) -> None:
     assert not (project / "output").exists()
 
 
+def test_token_preset_gives_the_token_page_and_its_safe_zone(project: Path) -> None:
+    """token-25: 25 mm tokens, 2 mm bleed, 2 mm safe zone; warnings name the preset's zone."""
+    done = ok(project, "export", "printshop", "test.spell", "--preset", "token-25")
+    for media, trim, _ in boxes(project / "output" / "test" / "printshop" / "test.spell.pdf"):
+        assert media == pytest.approx([0, 0, 29 * MM, 29 * MM], abs=0.01)
+        assert trim == pytest.approx([2 * MM, 2 * MM, 27 * MM, 27 * MM], abs=0.01)
+    # the ring (x 1, w 23 mm) is 1 mm from the cut: outside the preset's 2 mm safe zone (the layout's is 2 mm too)
+    assert "element 'ring' (circle) comes within 1.0 mm of the" in done.stdout
+    assert "outside the 2 mm safe zone of preset 'token-25'" in done.stdout
+
+
+def test_unknown_preset_is_a_usage_error_with_the_closest_name(project: Path) -> None:
+    done = pnp(project, "export", "printshop", "--preset", "pokr")
+    assert done.returncode == 2 and "unknown preset 'pokr'; did you mean 'poker'?" in done.stderr
+    assert "Traceback" not in done.stderr and not (project / "output").exists()
+
+
 @pytest.mark.parametrize("bleed", ["3cm", "abc", "-1mm", "1/0in"])
 def test_bad_bleed_is_one_line(project: Path, bleed: str) -> None:
     done = pnp(project, "export", "printshop", "--bleed", bleed)
