@@ -9,6 +9,7 @@ size), which is what makes shrink-to-fit cheap enough for 10,000 cards.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -20,6 +21,7 @@ from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import Color, HexColor
 from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.textobject import PDFTextObject
 
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
@@ -203,9 +205,12 @@ class Renderer:
         self.shape = layout.data.get("shape", "rect")
         self.corner = float(layout.data.get("corner_radius", 3 if self.shape == "rounded" else 0)) * self.scale
         self.faces = {face: self._prepare(face) for face in ("front", "back")}
+        self.layers = {face: _layers(face, *prepared) for face, prepared in self.faces.items()}
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
         self.images: dict[str, ImagePath] = {}
+        # per canvas: (face, layer index) -> form name, or None when the layer must be drawn per card
+        self._forms: weakref.WeakKeyDictionary[Canvas, dict[tuple[str, int], str | None]] = weakref.WeakKeyDictionary()
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
         data = self.layout.data.get(face) or {}
@@ -306,34 +311,93 @@ class Renderer:
         """
         context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
         issues: list[Finding] = []
-        background, elements = self.faces[face]
+        background = self.faces[face][0]
+        local = Box(0.0, 0.0, box.width, box.height)
         canvas.saveState()
-        self._clip(canvas, box, clip)
-        try:
-            fill = self._paint(
-                background if not isinstance(background, Template) else None,
-                context,
-                background if isinstance(background, Template) else None,
-            )
-        except DrawFailure as failure:
-            issues.append(self._failure(failure, f"/{face}/background", "the background", record))
-            fill = None
-        if fill is not None:
-            canvas.setFillColor(fill)
-            b = self.bleed
-            canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
-        for element in elements:
+        canvas.translate(box.x, box.y)  # card-relative coordinates: every card's content reads alike
+        canvas.saveState()
+        self._clip(
+            canvas, local, None if clip is None else Box(clip.x - box.x, clip.y - box.y, clip.width, clip.height)
+        )
+        if isinstance(background, (Template, dict)):
             try:
-                if element.when is not None and not _run(element.when, context, "when", expression=True):
-                    continue
-                self._draw_element(canvas, element, context, box, issues, record)
+                fill = self._paint(
+                    background if not isinstance(background, Template) else None,
+                    context,
+                    background if isinstance(background, Template) else None,
+                )
             except DrawFailure as failure:
-                where = f"{element.pointer}/{failure.key}" if failure.key else element.pointer
-                issues.append(self._failure(failure, where, f"element {element.name!r}", record))
+                issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+                fill = None
+            if fill is not None:
+                self._fill_bleed(canvas, local, fill)
+        for index, (static, elements) in enumerate(self.layers[face]):
+            form = self._form(canvas, face, index, elements, local) if static else None
+            if form is not None:
+                canvas.doForm(form)
+                continue
+            for element in elements:
+                self._draw_checked(canvas, face, element, context, local, issues, record)
         canvas.restoreState()
         if self.shape in ("round", "hex"):
-            self._cut_guide(canvas, box)
+            self._cut_guide(canvas, local)
+        canvas.restoreState()
         return issues
+
+    def _draw_checked(
+        self,
+        canvas: Canvas,
+        face: str,
+        element: Element,
+        context: Context,
+        box: Box,
+        issues: list[Finding],
+        record: dict[str, Any],
+    ) -> None:
+        """One element; a user's value that cannot be drawn becomes a layout finding."""
+        try:
+            if element.kind == "background":
+                fill = self._paint(element.spec.get("fill"), context, None, "")
+                if fill is not None:
+                    self._fill_bleed(canvas, box, fill)
+                return
+            if element.when is not None and not _run(element.when, context, "when", expression=True):
+                return
+            self._draw_element(canvas, element, context, box, issues, record)
+        except DrawFailure as failure:
+            if element.kind == "background":
+                issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+                return
+            where = f"{element.pointer}/{failure.key}" if failure.key else element.pointer
+            issues.append(self._failure(failure, where, f"element {element.name!r}", record))
+
+    def _fill_bleed(self, canvas: Canvas, box: Box, fill: Color) -> None:
+        canvas.setFillColor(fill)
+        b = self.bleed
+        canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
+
+    def _form(self, canvas: Canvas, face: str, index: int, elements: list[Element], box: Box) -> str | None:
+        """The form XObject drawing a static layer on this canvas, made on first use.
+
+        None when drawing the layer found a problem: it is then drawn card by card, so that each
+        card's problems are reported as before (a static text that overflows, a missing image).
+        """
+        forms = self._forms.setdefault(canvas, {})
+        key = (face, index)
+        if key in forms:
+            return forms[key]
+        number = getattr(canvas, "_pnp_forms", 0) + 1
+        canvas._pnp_forms = number  # unique, deterministic form names per document
+        name = f"pnp{number}"
+        b = self.bleed
+        issues: list[Finding] = []
+        canvas.beginForm(name, -b, -b, box.width + b, box.height + b)
+        context: Context = {"record": {}, "palette": self.palettes}
+        for element in elements:
+            self._draw_checked(canvas, face, element, context, box, issues, {})
+        canvas.endForm()
+        forms[key] = None if issues else name
+        return forms[key]
 
     def _failure(self, failure: DrawFailure, pointer: str, what: str, record: dict[str, Any]) -> Finding:
         """A layout finding; the record is named since a template may fail on some records only."""
@@ -568,37 +632,54 @@ class Renderer:
         else:
             top = y + h
         baseline = top - size * 0.93
-        canvas.setFillColor(color)
+        # One text object for the paragraph: the first line placed, later lines moved relative to
+        # the one before; a font is set only when it changes; icons are drawn after the text.
+        text: PDFTextObject | None = None
+        icons: list[tuple[Icon, float, float]] = []
+        current_font = ""
+        origin = 0.0  # x where the text object's current line starts
         for line in lines:
             width = _line_width(line, size)
             if align == "center":
-                cursor = x + (w - width) / 2
+                start = x + (w - width) / 2
             elif align == "right":
-                cursor = x + w - width
+                start = x + w - width
             else:
-                cursor = x
-            # draw consecutive same-font words as one string
-            i = 0
-            while i < len(line):
-                word = line[i]
-                if i and word.space_before:
-                    cursor += _unit_width(" ", word.font) * size
+                start = x
+            if text is None:
+                text = PDFTextObject(canvas, start, baseline)
+                text.setFillColor(color)
+            else:
+                text.moveCursor(start - origin, line_height)
+            origin = cursor = start
+            pending = ""  # consecutive same-font words, set as one string
+            for i, word in enumerate(line):
+                space = bool(i and word.space_before)
                 if word.icon is not None:
-                    self._draw_icon(canvas, word.icon, cursor, baseline, size)
-                    canvas.setFillColor(color)
+                    if pending:
+                        text._code.append(text._formatText(pending))
+                        pending = ""
+                    cursor += _unit_width(" ", word.font) * size if space else 0.0
+                    icons.append((word.icon, cursor, baseline))
                     cursor += word.width1 * size
-                    i += 1
+                    text.moveCursor(cursor - origin, 0)
+                    origin = cursor
                     continue
-                text = word.text
-                j = i + 1
-                while j < len(line) and line[j].icon is None and line[j].font == word.font:
-                    text += (" " if line[j].space_before else "") + line[j].text
-                    j += 1
-                canvas.setFont(word.font, size)
-                canvas.drawString(cursor, baseline, text)
-                cursor += _unit_width(text, word.font) * size
-                i = j
+                if word.font != current_font:
+                    if pending:
+                        text._code.append(text._formatText(pending))
+                        pending = ""
+                    text.setFont(word.font, size)
+                    current_font = word.font
+                pending += (" " if space else "") + word.text
+                cursor += (_unit_width(" ", word.font) * size if space else 0.0) + word.width1 * size
+            if pending:
+                text._code.append(text._formatText(pending))  # textOut without re-measuring the string
             baseline -= line_height
+        if text is not None:
+            canvas.drawText(text)
+        for icon, at, line_baseline in icons:
+            self._draw_icon(canvas, icon, at, line_baseline, size)
 
     def _draw_icon(self, canvas: Canvas, icon: Icon, x: float, baseline: float, size: float) -> None:
         radius = size * 0.6
@@ -630,6 +711,32 @@ class ImagePath(str):
 
     def __str__(self) -> str:
         return self.key
+
+
+def _layers(face: str, background: Any, elements: list[Element]) -> list[tuple[bool, list[Element]]]:
+    """The face's elements in drawing order, grouped in runs that do or do not depend on the record.
+
+    A static run is drawn once per PDF (a form XObject) and placed on every card; keeping the
+    runs in order keeps the painting order, so a card looks exactly as when drawn element by element.
+    """
+    drawn = list(elements)
+    if isinstance(background, str):
+        drawn.insert(0, Element("background", "background", f"/{face}/background", {"fill": background}, 0, 0, 0, 0))
+    runs: list[tuple[bool, list[Element]]] = []
+    for element in drawn:
+        static = _is_static(element)
+        if runs and runs[-1][0] == static:
+            runs[-1][1].append(element)
+        else:
+            runs.append((static, [element]))
+    return runs
+
+
+def _is_static(element: Element) -> bool:
+    """Whether an element looks the same on every card: no template, no `when`, no palette by field."""
+    if element.templates or element.plain or element.when is not None or "when" in element.spec:
+        return False
+    return not any(isinstance(element.spec.get(key), dict) for key in ("fill", "stroke", "color"))
 
 
 def _ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
