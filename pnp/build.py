@@ -27,7 +27,7 @@ from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import Duplex, SheetSpec, parse_paper
 from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, atomic_write, digest, write_bytes
+from pnp.output import Manifest, OutputResult, atomic_write, digest
 from pnp.problems import Problem, severity_of
 
 
@@ -123,6 +123,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
+        if len(parts) == 1 and (parts[0][2] or options.duplex == "none"):
+            combined.unlink(missing_ok=True)  # it would be the kind's file again: not written (docs: README)
+            continue
         key = digest(code, [k for _, k, _ in parts])
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
@@ -203,9 +206,6 @@ def _combine(target: Path, parts: list[tuple[Path, bool]], duplex: bool) -> None
     gets a blank page after each sheet of fronts, so that no front is printed on the back of
     another sheet and every later kind's fronts stay on odd pages.
     """
-    if len(parts) == 1:  # nothing to merge: the same document
-        write_bytes(target, parts[0][0].read_bytes())
-        return
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import ArrayObject, ByteStringObject
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -205,7 +205,7 @@ class Renderer:
         self.shape = layout.data.get("shape", "rect")
         self.corner = float(layout.data.get("corner_radius", 3 if self.shape == "rounded" else 0)) * self.scale
         self.faces = {face: self._prepare(face) for face in ("front", "back")}
-        self.layers = {face: _layers(face, *prepared) for face, prepared in self.faces.items()}
+        self.layers = {face: _layers(face, *prepared, self.width, self.height) for face, prepared in self.faces.items()}
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
         self.images: dict[str, ImagePath] = {}
@@ -713,30 +713,77 @@ class ImagePath(str):
         return self.key
 
 
-def _layers(face: str, background: Any, elements: list[Element]) -> list[tuple[bool, list[Element]]]:
-    """The face's elements in drawing order, grouped in runs that do or do not depend on the record.
+def _layers(
+    face: str, background: Any, elements: list[Element], width: float, height: float
+) -> list[tuple[bool, list[Element]]]:
+    """The face's elements in painting order, grouped in runs that do or do not depend on the record.
 
-    A static run is drawn once per PDF (a form XObject) and placed on every card; keeping the
-    runs in order keeps the painting order, so a card looks exactly as when drawn element by element.
+    A static run is drawn once per PDF (a form XObject) and placed on every card. A static element
+    joins the static run before it when it overlaps none of the record's elements it would then
+    be painted under instead of over, so a card looks exactly as when drawn element by element.
+    A stat whose value alone reads the record is split: its box and label are static.
     """
-    drawn = list(elements)
+    drawn: list[Element] = []
     if isinstance(background, str):
-        drawn.insert(0, Element("background", "background", f"/{face}/background", {"fill": background}, 0, 0, 0, 0))
+        drawn.append(Element("background", "background", f"/{face}/background", {"fill": background}, 0, 0, 0, 0))
+    for element in elements:
+        drawn.extend(_split_stat(element) if element.kind == "stat" else [element])
     runs: list[tuple[bool, list[Element]]] = []
     for element in drawn:
-        static = _is_static(element)
-        if runs and runs[-1][0] == static:
-            runs[-1][1].append(element)
+        if not _is_static(element):
+            if runs and not runs[-1][0]:
+                runs[-1][1].append(element)
+            else:
+                runs.append((False, [element]))
+            continue
+        target = None
+        for index in range(len(runs) - 1, -1, -1):
+            static, run = runs[index]
+            if static:
+                target = index
+                break
+            if any(_overlap(element, other, width, height) for other in run):
+                break
+        if target is None:
+            runs.append((True, [element]))
         else:
-            runs.append((static, [element]))
+            runs[target][1].append(element)
     return runs
+
+
+def _split_stat(element: Element) -> list[Element]:
+    """A stat whose value alone depends on the record, as its static box and label, then its value."""
+    if set(element.templates) | set(element.plain) != {"value"} or element.when is not None or "when" in element.spec:
+        return [element]
+    frame = replace(element, kind="stat-frame", templates={}, plain={})
+    return [frame, replace(element, kind="stat-value")]
 
 
 def _is_static(element: Element) -> bool:
     """Whether an element looks the same on every card: no template, no `when`, no palette by field."""
-    if element.templates or element.plain or element.when is not None or "when" in element.spec:
+    if element.kind == "stat-value" or element.templates or element.plain:
+        return False
+    if element.when is not None or "when" in element.spec:
         return False
     return not any(isinstance(element.spec.get(key), dict) for key in ("fill", "stroke", "color"))
+
+
+def _overlap(a: Element, b: Element, width: float, height: float) -> bool:
+    """Whether two elements may paint the same spot (bounds widened by stroke, icons and bleed)."""
+    ax0, ay0, ax1, ay1 = _bounds(a, width, height)
+    bx0, by0, bx1, by1 = _bounds(b, width, height)
+    return ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1
+
+
+def _bounds(element: Element, width: float, height: float) -> tuple[float, float, float, float]:
+    """An element's extent from the trim's top-left (x0, y0, x1, y1), generously widened."""
+    spec = element.spec
+    if element.kind == "background" or spec.get("bleed") or element.kind in ("polygon", "line"):
+        return -1e9, -1e9, 1e9, 1e9  # reaches the bleed, or its extent is not a box: overlaps all
+    margin = 2.0 + float(spec.get("stroke_width", 0.75) or 0) + float(spec.get("size", 9) or 0)
+    w = element.w or (width - element.x)
+    h = element.h or (height - element.y)
+    return element.x - margin, element.y - margin, element.x + w + margin, element.y + h + margin
 
 
 def _ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
@@ -891,6 +938,12 @@ def draw_text(d: Drawing, element: Element) -> None:
 
 def draw_stat(d: Drawing, element: Element) -> None:
     """A labelled box: small label on top, the value large in the middle (empty when absent)."""
+    draw_stat_frame(d, element)
+    draw_stat_value(d, element)
+
+
+def draw_stat_frame(d: Drawing, element: Element) -> None:
+    """A stat's rounded box and its label (static for most layouts: drawn once per PDF)."""
     r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
@@ -901,7 +954,7 @@ def draw_stat(d: Drawing, element: Element) -> None:
     canvas.roundRect(x, y, w, h, min(w, h) * 0.15, stroke=stroke, fill=fill)
     label = r._text(element, "label", context)
     label_h = h * 0.32 if label else 0.0
-    label_element, value_element = element.parts or _stat_parts(element)
+    label_element = (element.parts or _stat_parts(element))[0]
     if label:
         label_size = min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8)
         inset = min(w, h) * 0.1
@@ -916,8 +969,16 @@ def draw_stat(d: Drawing, element: Element) -> None:
             size=label_size,
             min_size=min(label_size, 4.0),
         )
+
+
+def draw_stat_value(d: Drawing, element: Element) -> None:
+    """A stat's value, below its label."""
+    r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
+    x, y, w, h = r._frame(element, box)
+    label_h = h * 0.32 if r._text(element, "label", context) else 0.0
     value = r._text(element, "value", context)
     if value:
+        value_element = (element.parts or _stat_parts(element))[1]
         r.set_text(canvas, value, value_element, (x + 1, y + 0.5, w - 2, h - label_h - 1), context, issues, record)
 
 
@@ -1012,5 +1073,7 @@ HANDLERS: dict[str, Handler] = {
     "line": draw_line,
     "text": draw_text,
     "stat": draw_stat,
+    "stat-frame": draw_stat_frame,
+    "stat-value": draw_stat_value,
     "image": draw_image,
 }

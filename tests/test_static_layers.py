@@ -76,14 +76,16 @@ def _text_blocks(page: pikepdf.Page) -> list[list[tuple[str, list[object]]]]:
 def test_static_elements_are_drawn_once_per_pdf(output: Path) -> None:
     with pikepdf.open(output / "test.card.pdf") as pdf:
         forms = _forms(pdf)
-        # fronts: the background, and the fixed label with the hexagon; backs: the background
-        assert len(forms) == 3, sorted(forms)
+        # fronts: the background; the cost's box and label (its value is the record's); the fixed
+        # label with the hexagon (painted after the art, which it nearly touches); backs: the background
+        assert len(forms) == 4, sorted(forms)
         front = pdf.pages[0].Contents.read_bytes()
         for name in forms:
             placed = front.count(f"{name} Do".encode())
             assert placed in (0, 9), (name, placed)  # once per card of the sheet, or a back form
-        assert b"Swarm" not in front  # the fixed rotated label lives in a form only
-        assert sum(b"Swarm" in form.read_bytes() for form in forms.values()) == 1
+        for fixed in (b"Swarm", b"COST"):  # fixed labels live in a form only
+            assert fixed not in front
+            assert sum(fixed in form.read_bytes() for form in forms.values()) == 1
 
 
 def test_paragraph_is_one_text_object_with_relative_moves(output: Path) -> None:
