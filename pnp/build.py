@@ -13,22 +13,16 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from pnp.check import (
-    CheckOptions,
-    LoadedProject,
-    check_loaded,
-    load_icon_specs,
-    load_project_records,
-    not_found_before,
-)
-from pnp.config import Project
-from pnp.diagnose import code_digest, kind_digest, render_kind
-from pnp.impose import Duplex, SheetSpec, parse_paper
-from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, atomic_write, digest
-from pnp.problems import Problem, severity_of
+from pnp.impose import Duplex
+from pnp.output import OutputResult
+
+if TYPE_CHECKING:  # the check and drawing stages are imported when a build has work to do (start-up time)
+    from pnp.check import LoadedProject
+    from pnp.config import Project
+    from pnp.layout import Layout
+    from pnp.output import Manifest
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +59,12 @@ def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...])
 
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
+    from pnp.check import CheckOptions, check_loaded, load_project_records, not_found_before
+    from pnp.diagnose import code_digest, kind_digest, render_kind
+    from pnp.impose import SheetSpec, parse_paper
     from pnp.layout import LayoutSet
+    from pnp.output import Manifest, atomic_write, digest
+    from pnp.problems import Problem
 
     loaded = load_project_records(project)
     problems = list(check_loaded(loaded, CheckOptions(render=False)))
@@ -158,8 +157,10 @@ def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions
 
 def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]]:
     """A hook drawing a token's front from its own layout, scaled into a square (for the aids)."""
+    from pnp.check import load_icon_specs
     from pnp.impose import Box
     from pnp.layout import LayoutSet
+    from pnp.problems import severity_of
     from pnp.render import Renderer
 
     project = loaded.project
@@ -208,6 +209,8 @@ def _combine(target: Path, parts: list[tuple[Path, bool]], duplex: bool) -> None
     """
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import ArrayObject, ByteStringObject
+
+    from pnp.output import atomic_write
 
     writer = PdfWriter()
     for part, has_back in parts:

@@ -270,12 +270,24 @@ def build(
 
 
 def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
-    from pnp.build import run_build
-    from pnp.check import CheckResult
-    from pnp.report import REPORTER_BY_NAME
+    from pnp import stamp
+    from pnp.output import OutputResult
 
-    result = run_build(project, options)
+    key = f"{options.paper}|{options.duplex}|{options.lang}|{options.fallback}"
+    digest = None if options.force or options.kinds else stamp.input_digest(project, key)
+    fresh = stamp.fresh_outputs(project, key, digest) if digest else None
+    if fresh is not None:  # nothing changed since a clean build: nothing to load, nothing to draw
+        result = OutputResult((), fresh, ())
+    else:
+        from pnp.build import run_build
+
+        result = run_build(project, options)
+        if digest and not result.problems:
+            stamp.record(project, key, digest, result.written + result.skipped)
     if result.problems:
+        from pnp.check import CheckResult
+        from pnp.report import REPORTER_BY_NAME
+
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
     for path in result.written:
         click.echo(f"wrote {project.display(path)}", err=True)
