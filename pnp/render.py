@@ -19,9 +19,9 @@ from typing import Any
 from jinja2 import Template
 from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import Color, HexColor
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
 from reportlab.pdfgen.canvas import Canvas
-from reportlab.pdfgen.textobject import PDFTextObject
 
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
@@ -111,6 +111,57 @@ def parse_markup(text: str, icons: dict[str, Icon], bold: bool = False, italic: 
         else:
             runs.append(Run(part, bold, italic))
     return runs
+
+
+class TextSetter:
+    """PDF text operators for one document's embedded fonts: each (font, word) encoded once.
+
+    reportlab's text object re-encodes every string it shows (the font's subset mapping, then
+    PDF escaping); a word met again costs a dictionary look-up here. The cache is bounded.
+    """
+
+    LIMIT = 200_000
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.doc = canvas._doc
+        self.escape = canvas._escape
+        self.words: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        self.names: dict[tuple[str, int], str] = {}
+
+    def add(self, pieces: list[tuple[str, int, str]], font: str, text: str) -> None:
+        """Append `text` in `font` to a line's pieces, joining it to the last piece when it can."""
+        chunks = self.words.get((font, text))
+        if chunks is None:
+            if len(self.words) >= self.LIMIT:
+                self.words.clear()
+            face = getFont(font)
+            chunks = [(subset, self.escape(data)) for subset, data in face.splitString(text, self.doc)]
+            self.words[(font, text)] = chunks
+        for subset, escaped in chunks:
+            if pieces and pieces[-1][0] == font and pieces[-1][1] == subset:
+                pieces[-1] = (font, subset, pieces[-1][2] + escaped)
+            else:
+                pieces.append((font, subset, escaped))
+
+    def emit(
+        self, ops: list[str], pieces: list[tuple[str, int, str]], current: tuple[str, int], size: str
+    ) -> tuple[str, int]:
+        """Show the pieces, setting a font (subset) only when it changes; the font in use after."""
+        for font, subset, escaped in pieces:
+            if (font, subset) != current:
+                name = self.names.get((font, subset))
+                if name is None:
+                    name = self.names[(font, subset)] = getFont(font).getSubsetInternalName(subset, self.doc)
+                ops.append(f"{name} {size} Tf")
+                current = (font, subset)
+            ops.append(f"({escaped}) Tj")
+        return current
+
+
+@lru_cache(maxsize=1024)
+def _fill_op(color: Color) -> str:
+    """The operator setting a fill colour (as canvas.setFillColor writes it for an RGB colour)."""
+    return f"{fp_str(color.red, color.green, color.blue)} rg"
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +261,7 @@ class Renderer:
         self._family_cache: dict[str, str] = {}
         self.images: dict[str, ImagePath] = {}
         # per canvas: (face, layer index) -> form name, or None when the layer must be drawn per card
+        self._setters: weakref.WeakKeyDictionary[Canvas, TextSetter] = weakref.WeakKeyDictionary()
         self._forms: weakref.WeakKeyDictionary[Canvas, dict[tuple[str, int], str | None]] = weakref.WeakKeyDictionary()
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
@@ -634,10 +686,15 @@ class Renderer:
         baseline = top - size * 0.93
         # One text object for the paragraph: the first line placed, later lines moved relative to
         # the one before; a font is set only when it changes; icons are drawn after the text.
-        text: PDFTextObject | None = None
+        setter = self._setters.get(canvas)
+        if setter is None:
+            setter = self._setters[canvas] = TextSetter(canvas)
+        ops = ["BT", _fill_op(color)]
         icons: list[tuple[Icon, float, float]] = []
-        current_font = ""
-        origin = 0.0  # x where the text object's current line starts
+        current: tuple[str, int] = ("", -1)  # font and subset in use
+        size_op = fp_str(size)
+        origin = 0.0  # x where the current line starts (the text line matrix)
+        first = True
         for line in lines:
             width = _line_width(line, size)
             if align == "center":
@@ -646,38 +703,30 @@ class Renderer:
                 start = x + w - width
             else:
                 start = x
-            if text is None:
-                text = PDFTextObject(canvas, start, baseline)
-                text.setFillColor(color)
-            else:
-                text.moveCursor(start - origin, line_height)
+            ops.append(f"{fp_str(start, baseline)} Td" if first else f"{fp_str(start - origin, -line_height)} Td")
+            first = False
             origin = cursor = start
-            pending = ""  # consecutive same-font words, set as one string
+            pieces: list[tuple[str, int, str]] = []  # (font, subset, escaped bytes), same font joined
             for i, word in enumerate(line):
                 space = bool(i and word.space_before)
                 if word.icon is not None:
-                    if pending:
-                        text._code.append(text._formatText(pending))
-                        pending = ""
+                    current = setter.emit(ops, pieces, current, size_op)
+                    pieces = []
                     cursor += _unit_width(" ", word.font) * size if space else 0.0
                     icons.append((word.icon, cursor, baseline))
                     cursor += word.width1 * size
-                    text.moveCursor(cursor - origin, 0)
+                    ops.append(f"{fp_str(cursor - origin, 0)} Td")
                     origin = cursor
                     continue
-                if word.font != current_font:
-                    if pending:
-                        text._code.append(text._formatText(pending))
-                        pending = ""
-                    text.setFont(word.font, size)
-                    current_font = word.font
-                pending += (" " if space else "") + word.text
-                cursor += (_unit_width(" ", word.font) * size if space else 0.0) + word.width1 * size
-            if pending:
-                text._code.append(text._formatText(pending))  # textOut without re-measuring the string
+                if space:
+                    setter.add(pieces, word.font, " ")
+                    cursor += _unit_width(" ", word.font) * size
+                setter.add(pieces, word.font, word.text)
+                cursor += word.width1 * size
+            current = setter.emit(ops, pieces, current, size_op)
             baseline -= line_height
-        if text is not None:
-            canvas.drawText(text)
+        ops.append("ET")
+        canvas._code.append(" ".join(ops))
         for icon, at, line_baseline in icons:
             self._draw_icon(canvas, icon, at, line_baseline, size)
 

@@ -96,7 +96,7 @@ def test_paragraph_is_one_text_object_with_relative_moves(output: Path) -> None:
     assert rules, shown
     for i in rules:  # the lines of a rules text: one object, placed once, later lines moved
         ops = [op for op, _ in blocks[i]]
-        assert ops.count("Tm") == 1 and "Td" in ops, ops
+        assert "Tm" not in ops and ops.count("Td") >= 3, ops  # placed by one Td, each later line by another
         assert "Deal 1" in shown[i] and "round" in shown[i]
     for block in blocks:
         fonts = [ops[0] for op, ops in block if op == "Tf"]
