@@ -633,7 +633,7 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
         flush=True,
     )
     pnp = tool("pnp")
-    raw_pdf = root / "raw" / f"{deck.kind}.pdf"
+    raw_pdf = root.parent / f"{root.name}-raw" / f"{deck.kind}.pdf"  # outside the project: not one of its inputs
     commands = {
         "pnp": [pnp, "build", "--force"],
         "raw": [sys.executable, str(deck.raw_script), str(root), str(raw_pdf)],
@@ -675,7 +675,7 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
     counts = {path: page_count(path) for path in (kind_pdf, raw_pdf)}
     for path, count in counts.items():
         if count != expected:
-            failures.append(f"{cards}: {path.relative_to(root)} has {count} pages, expected {expected}")
+            failures.append(f"{cards}: {path.name} has {count} pages, expected {expected}")
     pnp_words, raw_words = first_page_words(kind_pdf), first_page_words(raw_pdf)
     if pnp_words != raw_words:
         only_pnp, only_raw = pnp_words - raw_words, raw_words - pnp_words

@@ -274,8 +274,8 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
     from pnp.output import OutputResult
 
     key = f"{options.paper}|{options.duplex}|{options.lang}|{options.fallback}"
-    digest = None if options.force or options.kinds else stamp.input_digest(project, key)
-    fresh = stamp.fresh_outputs(project, key, digest) if digest else None
+    digest = None if options.kinds else stamp.input_digest(project, key)  # --force rebuilds, and stamps
+    fresh = stamp.fresh_outputs(project, key, digest) if digest and not options.force else None
     if fresh is not None:  # nothing changed since a clean build: nothing to load, nothing to draw
         result = OutputResult((), fresh, ())
     else:
