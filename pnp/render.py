@@ -415,7 +415,7 @@ class Renderer:
                 return
             if element.when is not None and not _run(element.when, context, "when", expression=True):
                 return
-            self._draw_element(canvas, element, context, box, issues, record)
+            HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
         except DrawFailure as failure:
             if element.kind == "background":
                 issues.append(self._failure(failure, f"/{face}/background", "the background", record))
@@ -483,17 +483,6 @@ class Renderer:
         width = element.w or (box.width - element.x)
         height = element.h or (box.height - element.y)
         return box.x + element.x, box.y + box.height - element.y - height, width, height
-
-    def _draw_element(
-        self,
-        canvas: Canvas,
-        element: Element,
-        context: Context,
-        box: Box,
-        issues: list[Finding],
-        record: dict[str, Any],
-    ) -> None:
-        HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
 
     def _stroke_fill(self, canvas: Canvas, element: Element, context: Context) -> tuple[int, int]:
         spec = element.spec
