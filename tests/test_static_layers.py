@@ -108,3 +108,30 @@ def test_cards_are_drawn_in_card_coordinates(output: Path) -> None:
         operations = pikepdf.parse_content_stream(pdf.pages[0])
     moves = [ops for ops, op in operations if str(op) == "cm" and [float(v) for v in ops[:4]] == [1, 0, 0, 1]]
     assert len([m for m in moves if float(m[4]) or float(m[5])]) == 9  # one translation per card
+
+
+def test_a_static_back_is_one_form_placed_per_card(tmp_path: Path) -> None:
+    target = tmp_path / "project"
+    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
+    base = target / "layouts" / "test-base.json"
+    base.write_text(base.read_text(encoding="utf-8").replace('"text": "{{ id }}"', '"text": "Test game"'))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "pnp", "build", "test.card"],
+        cwd=target,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    with pikepdf.open(target / "output" / "test" / "test.card.pdf") as pdf:
+        back = pdf.pages[1]  # long-edge duplex: fronts, then their backs
+        operators = [str(op) for _, op in pikepdf.parse_content_stream(back)]
+        forms = [name for name, x in back.Resources.XObject.items() if x.get("/Subtype") == "/Form"]
+        # per card: a translation, the clip, the form; then the crop marks: no fill, no text
+        assert set(operators) <= {"q", "Q", "cm", "re", "W*", "n", "Do", "RG", "w", "m", "l", "S"}, set(operators)
+        assert operators.count("Do") == 9
+        placed = {str(ops[0]) for ops, op in pikepdf.parse_content_stream(back) if str(op) == "Do"}
+        assert len(placed) == 1 and placed <= {str(f) for f in forms}
+        assert b"Test game" not in back.Contents.read_bytes()
