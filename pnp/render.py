@@ -259,6 +259,7 @@ class Renderer:
         self.layers = {face: _layers(face, *prepared, self.width, self.height) for face, prepared in self.faces.items()}
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
+        self._families: dict[tuple[tuple[str, str], ...], Family] = {}
         self.images: dict[str, ImagePath] = {}
         # per canvas: (face, layer index) -> form name, or None when the layer must be drawn per card
         self._setters: weakref.WeakKeyDictionary[Canvas, TextSetter] = weakref.WeakKeyDictionary()
@@ -510,10 +511,16 @@ class Renderer:
         if not font:
             return SANS
         if isinstance(font, dict):
+            key = tuple(sorted((str(k), str(v)) for k, v in font.items()))
+            known = self._families.get(key)
+            if known is not None:
+                return known
             faces = {style: self._face(path) for style, path in font.items()}
             regular = faces.get("regular") or SANS.regular
             bold, italic = faces.get("bold", regular), faces.get("italic", regular)
-            return Family(regular, bold, italic, faces.get("bold_italic", bold if bold != regular else italic))
+            family = Family(regular, bold, italic, faces.get("bold_italic", bold if bold != regular else italic))
+            self._families[key] = family  # only a family whose files all registered
+            return family
         if font in FAMILIES:
             return FAMILIES[font]
         name = self._face(font)
