@@ -13,23 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from pnp.check import (
-    CheckOptions,
-    LoadedProject,
-    check_loaded,
-    load_icon_specs,
-    load_project_records,
-    not_found_before,
-)
-from pnp.combine import Part, sheet_count, write_combined
 from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper
-from pnp.layout import Layout
-from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, write_bytes
+from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, remove_output, write_bytes
 from pnp.problems import Problem, severity_of
+
+if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
+    from pnp.check import LoadedProject
+    from pnp.combine import Part
+    from pnp.layout import Layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +66,8 @@ def kinds_to_build(loaded: LoadedProject, layouts: Any, wanted: tuple[str, ...])
 
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
+    from pnp.check import CheckOptions, check_loaded, load_project_records
+
     loaded = load_project_records(project)
     problems = list(check_loaded(loaded, CheckOptions(render=False)))
     from pnp.layout import LayoutSet
@@ -95,6 +92,9 @@ def _build_checked(
     project: Project, options: BuildOptions, loaded: LoadedProject, layouts: Any, problems: list[Problem]
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
+    from pnp.check import not_found_before
+    from pnp.combine import sheet_count, write_combined
+
     width, height = parse_paper(options.paper)
     cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
     gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
@@ -147,6 +147,10 @@ def _build_checked(
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
+        if len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none"):
+            if combined.exists():  # it would be the kind's file again: not written (docs: README)
+                remove_output(combined)
+            continue
         key = digest(code, [k for _, k, _, _ in entries])
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
@@ -172,6 +176,8 @@ def _build_checked(
 
 def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
     """A kind's file as the combined file reads it: how many faces, of what size."""
+    from pnp.check import load_icon_specs
+    from pnp.combine import Part
     from pnp.pdf import expand_faces
     from pnp.render import Renderer
 
@@ -193,6 +199,7 @@ def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions
 
 def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]]:
     """A hook drawing a token's front from its own layout, scaled into a square (for the aids)."""
+    from pnp.check import load_icon_specs
     from pnp.impose import Box
     from pnp.layout import LayoutSet
     from pnp.render import Renderer

@@ -282,14 +282,26 @@ def build(
 
 
 def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
-    from pnp.build import run_build
-    from pnp.check import CheckResult
-    from pnp.report import REPORTER_BY_NAME
+    from pnp import stamp
+    from pnp.output import OutputResult
 
-    result = run_build(project, options)
+    key = f"{options.paper}|{options.duplex}|{options.lang}|{options.fallback}"
+    digest = None if options.kinds else stamp.input_digest(project, key)  # --force rebuilds, and stamps
+    fresh = stamp.fresh_outputs(project, key, digest) if digest and not options.force else None
+    if fresh is not None:  # nothing changed since a clean build: nothing to load, nothing to draw
+        result = OutputResult((), fresh, ())
+    else:
+        from pnp.build import run_build
+
+        result = run_build(project, options)
+        if digest and not result.problems:
+            stamp.record(project, key, digest, result.written + result.skipped)
     if result.problems:
+        from pnp.check import CheckResult
+        from pnp.report import REPORTER_BY_NAME
+
         REPORTER_BY_NAME[fmt](CheckResult(result.problems, 0, 0), sys.stdout)
-    sheets = dict(result.sheets)
+    sheets = dict(getattr(result, "sheets", ()))  # the fast path (nothing to build) counts none
     for path in result.written:
         count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""
         click.echo(f"wrote {project.display(path)}{count}", err=True)

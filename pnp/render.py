@@ -9,8 +9,9 @@ size), which is what makes shrink-to-fit cheap enough for 10,000 cards.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,8 @@ from typing import Any
 from jinja2 import Template
 from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import Color, HexColor
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
@@ -112,6 +114,57 @@ def parse_markup(text: str, icons: dict[str, Icon], bold: bool = False, italic: 
         else:
             runs.append(Run(part, bold, italic))
     return runs
+
+
+class TextSetter:
+    """PDF text operators for one document's embedded fonts: each (font, word) encoded once.
+
+    reportlab's text object re-encodes every string it shows (the font's subset mapping, then
+    PDF escaping); a word met again costs a dictionary look-up here. The cache is bounded.
+    """
+
+    LIMIT = 200_000
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.doc = canvas._doc
+        self.escape = canvas._escape
+        self.words: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        self.names: dict[tuple[str, int], str] = {}
+
+    def add(self, pieces: list[tuple[str, int, str]], font: str, text: str) -> None:
+        """Append `text` in `font` to a line's pieces, joining it to the last piece when it can."""
+        chunks = self.words.get((font, text))
+        if chunks is None:
+            if len(self.words) >= self.LIMIT:
+                self.words.clear()
+            face = getFont(font)
+            chunks = [(subset, self.escape(data)) for subset, data in face.splitString(text, self.doc)]
+            self.words[(font, text)] = chunks
+        for subset, escaped in chunks:
+            if pieces and pieces[-1][0] == font and pieces[-1][1] == subset:
+                pieces[-1] = (font, subset, pieces[-1][2] + escaped)
+            else:
+                pieces.append((font, subset, escaped))
+
+    def emit(
+        self, ops: list[str], pieces: list[tuple[str, int, str]], current: tuple[str, int], size: str
+    ) -> tuple[str, int]:
+        """Show the pieces, setting a font (subset) only when it changes; the font in use after."""
+        for font, subset, escaped in pieces:
+            if (font, subset) != current:
+                name = self.names.get((font, subset))
+                if name is None:
+                    name = self.names[(font, subset)] = getFont(font).getSubsetInternalName(subset, self.doc)
+                ops.append(f"{name} {size} Tf")
+                current = (font, subset)
+            ops.append(f"({escaped}) Tj")
+        return current
+
+
+@lru_cache(maxsize=1024)
+def _fill_op(color: Color) -> str:
+    """The operator setting a fill colour (as canvas.setFillColor writes it for an RGB colour)."""
+    return f"{fp_str(color.red, color.green, color.blue)} rg"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,10 +271,15 @@ class Renderer:
         self.shape = layout.data.get("shape", "rect")
         self.corner = float(layout.data.get("corner_radius", 3 if self.shape == "rounded" else 0)) * self.scale
         self.faces = {face: self._prepare(face) for face in ("front", "back")}
+        self.layers = {face: _layers(face, *prepared, self.width, self.height) for face, prepared in self.faces.items()}
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
+        self._families: dict[tuple[tuple[str, str], ...], Family] = {}
         self.images: dict[str, ImagePath] = {}
         self.icon_art: dict[str, Any] = {}  # icons.json images, loaded once: an SVG drawing or an image path
+        # per canvas: (face, layer index) -> form name, or None when the layer must be drawn per card
+        self._setters: weakref.WeakKeyDictionary[Canvas, TextSetter] = weakref.WeakKeyDictionary()
+        self._forms: weakref.WeakKeyDictionary[Canvas, dict[tuple[str, int], str | None]] = weakref.WeakKeyDictionary()
 
     def _prepare(self, face: str) -> tuple[Any, list[Element]]:
         data = self.layout.data.get(face) or {}
@@ -322,34 +380,93 @@ class Renderer:
         """
         context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
         issues: list[Finding] = []
-        background, elements = self.faces[face]
+        background = self.faces[face][0]
+        local = Box(0.0, 0.0, box.width, box.height)
         canvas.saveState()
-        self._clip(canvas, box, clip)
-        try:
-            fill = self._paint(
-                background if not isinstance(background, Template) else None,
-                context,
-                background if isinstance(background, Template) else None,
-            )
-        except DrawFailure as failure:
-            issues.append(self._failure(failure, f"/{face}/background", "the background", record))
-            fill = None
-        if fill is not None:
-            canvas.setFillColor(fill)
-            b = self.bleed
-            canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
-        for element in elements:
+        canvas.translate(box.x, box.y)  # card-relative coordinates: every card's content reads alike
+        canvas.saveState()
+        self._clip(
+            canvas, local, None if clip is None else Box(clip.x - box.x, clip.y - box.y, clip.width, clip.height)
+        )
+        if isinstance(background, (Template, dict)):
             try:
-                if element.when is not None and not _run(element.when, context, "when", expression=True):
-                    continue
-                self._draw_element(canvas, element, context, box, issues, record)
+                fill = self._paint(
+                    background if not isinstance(background, Template) else None,
+                    context,
+                    background if isinstance(background, Template) else None,
+                )
             except DrawFailure as failure:
-                where = f"{element.pointer}/{failure.key}" if failure.key else element.pointer
-                issues.append(self._failure(failure, where, f"element {element.name!r}", record))
+                issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+                fill = None
+            if fill is not None:
+                self._fill_bleed(canvas, local, fill)
+        for index, (static, elements) in enumerate(self.layers[face]):
+            form = self._form(canvas, face, index, elements, local) if static else None
+            if form is not None:
+                canvas.doForm(form)
+                continue
+            for element in elements:
+                self._draw_checked(canvas, face, element, context, local, issues, record)
         canvas.restoreState()
         if self.shape in ("round", "hex"):
-            self._cut_guide(canvas, box)
+            self._cut_guide(canvas, local)
+        canvas.restoreState()
         return issues
+
+    def _draw_checked(
+        self,
+        canvas: Canvas,
+        face: str,
+        element: Element,
+        context: Context,
+        box: Box,
+        issues: list[Finding],
+        record: dict[str, Any],
+    ) -> None:
+        """One element; a user's value that cannot be drawn becomes a layout finding."""
+        try:
+            if element.kind == "background":
+                fill = self._paint(element.spec.get("fill"), context, None, "")
+                if fill is not None:
+                    self._fill_bleed(canvas, box, fill)
+                return
+            if element.when is not None and not _run(element.when, context, "when", expression=True):
+                return
+            HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
+        except DrawFailure as failure:
+            if element.kind == "background":
+                issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+                return
+            where = f"{element.pointer}/{failure.key}" if failure.key else element.pointer
+            issues.append(self._failure(failure, where, f"element {element.name!r}", record))
+
+    def _fill_bleed(self, canvas: Canvas, box: Box, fill: Color) -> None:
+        canvas.setFillColor(fill)
+        b = self.bleed
+        canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
+
+    def _form(self, canvas: Canvas, face: str, index: int, elements: list[Element], box: Box) -> str | None:
+        """The form XObject drawing a static layer on this canvas, made on first use.
+
+        None when drawing the layer found a problem: it is then drawn card by card, so that each
+        card's problems are reported as before (a static text that overflows, a missing image).
+        """
+        forms = self._forms.setdefault(canvas, {})
+        key = (face, index)
+        if key in forms:
+            return forms[key]
+        number = getattr(canvas, "_pnp_forms", 0) + 1
+        canvas._pnp_forms = number  # unique, deterministic form names per document
+        name = f"pnp{number}"
+        b = self.bleed
+        issues: list[Finding] = []
+        canvas.beginForm(name, -b, -b, box.width + b, box.height + b)
+        context: Context = {"record": {}, "palette": self.palettes}
+        for element in elements:
+            self._draw_checked(canvas, face, element, context, box, issues, {})
+        canvas.endForm()
+        forms[key] = None if issues else name
+        return forms[key]
 
     def _failure(self, failure: DrawFailure, pointer: str, what: str, record: dict[str, Any]) -> Finding:
         """A layout finding; the record is named since a template may fail on some records only."""
@@ -384,17 +501,6 @@ class Renderer:
         height = element.h or (box.height - element.y)
         return box.x + element.x, box.y + box.height - element.y - height, width, height
 
-    def _draw_element(
-        self,
-        canvas: Canvas,
-        element: Element,
-        context: Context,
-        box: Box,
-        issues: list[Finding],
-        record: dict[str, Any],
-    ) -> None:
-        HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
-
     def _stroke_fill(self, canvas: Canvas, element: Element, context: Context) -> tuple[int, int]:
         spec = element.spec
         fill = self._paint(spec.get("fill"), context, element.templates.get("fill"), "fill")
@@ -421,10 +527,16 @@ class Renderer:
         if not font:
             return SANS
         if isinstance(font, dict):
+            key = tuple(sorted((str(k), str(v)) for k, v in font.items()))
+            known = self._families.get(key)
+            if known is not None:
+                return known
             faces = {style: self._face(path) for style, path in font.items()}
             regular = faces.get("regular") or SANS.regular
             bold, italic = faces.get("bold", regular), faces.get("italic", regular)
-            return Family(regular, bold, italic, faces.get("bold_italic", bold if bold != regular else italic))
+            family = Family(regular, bold, italic, faces.get("bold_italic", bold if bold != regular else italic))
+            self._families[key] = family  # only a family whose files all registered
+            return family
         if font in FAMILIES:
             return FAMILIES[font]
         name = self._face(font)
@@ -596,37 +708,51 @@ class Renderer:
         else:
             top = y + h
         baseline = top - size * 0.93
-        canvas.setFillColor(color)
+        # One text object for the paragraph: the first line placed, later lines moved relative to
+        # the one before; a font is set only when it changes; icons are drawn after the text.
+        setter = self._setters.get(canvas)
+        if setter is None:
+            setter = self._setters[canvas] = TextSetter(canvas)
+        ops = ["BT", _fill_op(color)]
+        icons: list[tuple[Icon, float, float]] = []
+        current: tuple[str, int] = ("", -1)  # font and subset in use
+        size_op = fp_str(size)
+        origin = 0.0  # x where the current line starts (the text line matrix)
+        first = True
         for line in lines:
             width = _line_width(line, size)
             if align == "center":
-                cursor = x + (w - width) / 2
+                start = x + (w - width) / 2
             elif align == "right":
-                cursor = x + w - width
+                start = x + w - width
             else:
-                cursor = x
-            # draw consecutive same-font words as one string
-            i = 0
-            while i < len(line):
-                word = line[i]
-                if i and word.space_before:
-                    cursor += _unit_width(" ", word.font) * size
+                start = x
+            ops.append(f"{fp_str(start, baseline)} Td" if first else f"{fp_str(start - origin, -line_height)} Td")
+            first = False
+            origin = cursor = start
+            pieces: list[tuple[str, int, str]] = []  # (font, subset, escaped bytes), same font joined
+            for i, word in enumerate(line):
+                space = bool(i and word.space_before)
                 if word.icon is not None:
-                    self._draw_icon(canvas, word.icon, cursor, baseline, size)
-                    canvas.setFillColor(color)
+                    current = setter.emit(ops, pieces, current, size_op)
+                    pieces = []
+                    cursor += _unit_width(" ", word.font) * size if space else 0.0
+                    icons.append((word.icon, cursor, baseline))
                     cursor += word.width1 * size
-                    i += 1
+                    ops.append(f"{fp_str(cursor - origin, 0)} Td")
+                    origin = cursor
                     continue
-                text = word.text
-                j = i + 1
-                while j < len(line) and line[j].icon is None and line[j].font == word.font:
-                    text += (" " if line[j].space_before else "") + line[j].text
-                    j += 1
-                canvas.setFont(word.font, size)
-                canvas.drawString(cursor, baseline, text)
-                cursor += _unit_width(text, word.font) * size
-                i = j
+                if space:
+                    setter.add(pieces, word.font, " ")
+                    cursor += _unit_width(" ", word.font) * size
+                setter.add(pieces, word.font, word.text)
+                cursor += word.width1 * size
+            current = setter.emit(ops, pieces, current, size_op)
             baseline -= line_height
+        ops.append("ET")
+        canvas._code.append(" ".join(ops))
+        for icon, at, line_baseline in icons:
+            self._draw_icon(canvas, icon, at, line_baseline, size)
 
     def _draw_icon(self, canvas: Canvas, icon: Icon, x: float, baseline: float, size: float) -> None:
         radius = size * 0.6
@@ -702,6 +828,79 @@ class ImagePath(str):
 
     def __str__(self) -> str:
         return self.key
+
+
+def _layers(
+    face: str, background: Any, elements: list[Element], width: float, height: float
+) -> list[tuple[bool, list[Element]]]:
+    """The face's elements in painting order, grouped in runs that do or do not depend on the record.
+
+    A static run is drawn once per PDF (a form XObject) and placed on every card. A static element
+    joins the static run before it when it overlaps none of the record's elements it would then
+    be painted under instead of over, so a card looks exactly as when drawn element by element.
+    A stat whose value alone reads the record is split: its box and label are static.
+    """
+    drawn: list[Element] = []
+    if isinstance(background, str):
+        drawn.append(Element("background", "background", f"/{face}/background", {"fill": background}, 0, 0, 0, 0))
+    for element in elements:
+        drawn.extend(_split_stat(element) if element.kind == "stat" else [element])
+    runs: list[tuple[bool, list[Element]]] = []
+    for element in drawn:
+        if not _is_static(element):
+            if runs and not runs[-1][0]:
+                runs[-1][1].append(element)
+            else:
+                runs.append((False, [element]))
+            continue
+        target = None
+        for index in range(len(runs) - 1, -1, -1):
+            static, run = runs[index]
+            if static:
+                target = index
+                break
+            if any(_overlap(element, other, width, height) for other in run):
+                break
+        if target is None:
+            runs.append((True, [element]))
+        else:
+            runs[target][1].append(element)
+    return runs
+
+
+def _split_stat(element: Element) -> list[Element]:
+    """A stat whose value alone depends on the record, as its static box and label, then its value."""
+    if set(element.templates) | set(element.plain) != {"value"} or element.when is not None or "when" in element.spec:
+        return [element]
+    frame = replace(element, kind="stat-frame", templates={}, plain={})
+    return [frame, replace(element, kind="stat-value")]
+
+
+def _is_static(element: Element) -> bool:
+    """Whether an element looks the same on every card: no template, no `when`, no palette by field."""
+    if element.kind == "stat-value" or element.templates or element.plain:
+        return False
+    if element.when is not None or "when" in element.spec:
+        return False
+    return not any(isinstance(element.spec.get(key), dict) for key in ("fill", "stroke", "color"))
+
+
+def _overlap(a: Element, b: Element, width: float, height: float) -> bool:
+    """Whether two elements may paint the same spot (bounds widened by stroke, icons and bleed)."""
+    ax0, ay0, ax1, ay1 = _bounds(a, width, height)
+    bx0, by0, bx1, by1 = _bounds(b, width, height)
+    return ax0 < bx1 and bx0 < ax1 and ay0 < by1 and by0 < ay1
+
+
+def _bounds(element: Element, width: float, height: float) -> tuple[float, float, float, float]:
+    """An element's extent from the trim's top-left (x0, y0, x1, y1), generously widened."""
+    spec = element.spec
+    if element.kind == "background" or spec.get("bleed") or element.kind in ("polygon", "line"):
+        return -1e9, -1e9, 1e9, 1e9  # reaches the bleed, or its extent is not a box: overlaps all
+    margin = 2.0 + float(spec.get("stroke_width", 0.75) or 0) + float(spec.get("size", 9) or 0)
+    w = element.w or (width - element.x)
+    h = element.h or (height - element.y)
+    return element.x - margin, element.y - margin, element.x + w + margin, element.y + h + margin
 
 
 def _ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
@@ -863,6 +1062,12 @@ def draw_text(d: Drawing, element: Element) -> None:
 
 def draw_stat(d: Drawing, element: Element) -> None:
     """A labelled box: small label on top, the value large in the middle (empty when absent)."""
+    draw_stat_frame(d, element)
+    draw_stat_value(d, element)
+
+
+def draw_stat_frame(d: Drawing, element: Element) -> None:
+    """A stat's rounded box and its label (static for most layouts: drawn once per PDF)."""
     r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
     x, y, w, h = r._frame(element, box)
     stroke, fill = r._stroke_fill(canvas, element, context)
@@ -873,7 +1078,7 @@ def draw_stat(d: Drawing, element: Element) -> None:
     canvas.roundRect(x, y, w, h, min(w, h) * 0.15, stroke=stroke, fill=fill)
     label = r._text(element, "label", context)
     label_h = h * 0.32 if label else 0.0
-    label_element, value_element = element.parts or _stat_parts(element)
+    label_element = (element.parts or _stat_parts(element))[0]
     if label:
         label_size = min(float(element.spec.get("size", 12)) * 0.45, label_h * 0.8)
         inset = min(w, h) * 0.1
@@ -888,8 +1093,16 @@ def draw_stat(d: Drawing, element: Element) -> None:
             size=label_size,
             min_size=min(label_size, 4.0),
         )
+
+
+def draw_stat_value(d: Drawing, element: Element) -> None:
+    """A stat's value, below its label."""
+    r, canvas, context, box, issues, record = d.renderer, d.canvas, d.context, d.box, d.issues, d.record
+    x, y, w, h = r._frame(element, box)
+    label_h = h * 0.32 if r._text(element, "label", context) else 0.0
     value = r._text(element, "value", context)
     if value:
+        value_element = (element.parts or _stat_parts(element))[1]
         r.set_text(canvas, value, value_element, (x + 1, y + 0.5, w - 2, h - label_h - 1), context, issues, record)
 
 
@@ -987,5 +1200,7 @@ HANDLERS: dict[str, Handler] = {
     "line": draw_line,
     "text": draw_text,
     "stat": draw_stat,
+    "stat-frame": draw_stat_frame,
+    "stat-value": draw_stat_value,
     "image": draw_image,
 }

@@ -1,0 +1,123 @@
+"""The no-change fast path of `pnp build`: one digest of every input, compared before anything is loaded.
+
+A build that found no problem leaves a stamp in the output folder: a digest of its options, of
+pnp's own files (name, size, time) and of the content of every file of the project (records,
+schemas, layouts, sheets, fonts, images: every regular file outside the output folder and hidden
+folders), with the outputs it wrote or found up to date. The next `pnp build` (not --force, not
+of some kinds only) that computes the same digest and finds those outputs still there has nothing
+to do, and says so without loading a record or importing the drawing stages. Anything else, and
+the full build decides file by file from its manifest, as before. Projects whose files exceed the
+bounds below get no stamp. Only the standard library is imported here (start-up time).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from pnp.config import Project
+from pnp.output import atomic_write
+
+STAMP = ".pnp-stamp.json"
+MAX_FILES = 20_000
+MAX_BYTES = 64 * 2**20
+SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
+
+
+def input_digest(project: Project, options: str) -> str | None:
+    """The digest of `options`, pnp's files and the project's files; None beyond the bounds."""
+    hasher = hashlib.blake2b(options.encode(), digest_size=20)
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*")):
+        if "__pycache__" not in path.parts and path.is_file():
+            info = path.stat()
+            hasher.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    files, total = 0, 0
+    output = os.path.realpath(project.output)
+    for folder, dirs, names in os.walk(project.root):
+        if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
+            return None  # a linked folder: its files are not walked here; the full build decides
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in SKIPPED_FOLDERS
+            and os.path.realpath(os.path.join(folder, d)) != output
+        )
+        for name in sorted(names):
+            file = os.path.join(folder, name)
+            files += 1
+            relative = os.path.relpath(file, project.root)
+            info = os.lstat(file)
+            if not stat.S_ISREG(info.st_mode):
+                return None  # a link, a pipe, a device: the full build reads (or refuses) it
+            with open(file, "rb") as handle:
+                data = handle.read(MAX_BYTES - total + 1)
+            total += len(data)
+            if files > MAX_FILES or total > MAX_BYTES:
+                return None
+            hasher.update(f"{relative}\0{len(data)}\n".encode())
+            hasher.update(data)
+    return hasher.hexdigest()
+
+
+def _read(project: Project) -> dict[str, Any]:
+    from pnp.paths import RefusedFile, read_regular
+
+    try:  # a regular file only: a pipe planted as the stamp must not block pnp
+        data = json.loads(read_regular(project.output / STAMP, 16 * 1024 * 1024))
+    except (RefusedFile, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def fresh_outputs(project: Project, options: str, digest: str) -> tuple[Path, ...] | None:
+    """The outputs of the last clean build with this digest, when all are still there; else None."""
+    entry = _read(project).get(options)
+    if not isinstance(entry, dict) or entry.get("digest") != digest or not isinstance(entry.get("outputs"), list):
+        return None
+    if not _clean_output(project.output):
+        return None
+    outputs = tuple(project.output / str(name) for name in entry["outputs"])
+    seen = entry.get("seen")
+    if not isinstance(seen, list) or len(seen) != len(outputs):
+        return None
+    # each output as that clean build left it: one a later (perhaps killed) build replaced is not fresh
+    return outputs if all(_seen(path) == stored for path, stored in zip(outputs, seen, strict=True)) else None
+
+
+def _clean_output(output: Path) -> bool:
+    """No temporaries of a killed run to clean up, and a manifest that is a regular file."""
+    from pnp.output import MANIFEST
+
+    if _seen(output / MANIFEST) is None:
+        return False
+    for _folder, _dirs, names in os.walk(output):
+        if any(name.startswith(".") and name.endswith(".tmp") for name in names):
+            return False
+    return True
+
+
+def _seen(path: Path) -> list[int] | None:
+    """A regular file's size and modification time (ns), or None (missing, a link, not a file)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns] if stat.S_ISREG(info.st_mode) else None
+
+
+def record(project: Project, options: str, digest: str, outputs: tuple[Path, ...]) -> None:
+    """Remember a clean build's digest and outputs (paths inside the output folder only)."""
+    inside = [path for path in outputs if path.is_relative_to(project.output)]
+    if len(inside) != len(outputs):
+        return
+    data = _read(project)
+    names = sorted(p.relative_to(project.output).as_posix() for p in inside)
+    data[options] = {"digest": digest, "outputs": names, "seen": [_seen(project.output / name) for name in names]}
+    text = json.dumps(data, indent=1, sort_keys=True) + "\n"
+    atomic_write(project.output / STAMP, lambda handle: handle.write(text.encode()))
