@@ -9,6 +9,7 @@ SIGALRM handler every quarter second, in the main thread on platforms that have 
 
 from __future__ import annotations
 
+import atexit
 import math
 import signal
 import threading
@@ -50,8 +51,8 @@ def bounded_render(chunks: Iterator[str]) -> str:
     limits = current()
     outer = _started[0]
     if outer is None:  # not nested in another render (whose start counts)
+        _started[0] = time.monotonic()  # first: a tick that finds no render disarms the watch
         _watch()
-        _started[0] = time.monotonic()
     try:
         size = 0
         out: list[str] = []
@@ -94,15 +95,30 @@ def _watch() -> None:
     if _watching[0] or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         return
     _watching[0] = True
-    signal.signal(signal.SIGALRM, _look)
+    _previous[0] = signal.signal(signal.SIGALRM, _look)
     signal.setitimer(signal.ITIMER_REAL, WATCH_INTERVAL, WATCH_INTERVAL)
 
 
+def _stop() -> None:
+    """Disarm the timer and give SIGALRM back: when no render is in progress (the next render
+    arms it again) and at exit (a tick after Python resets its handlers would kill the process)."""
+    if not _watching[0]:
+        return
+    signal.setitimer(signal.ITIMER_REAL, 0, 0)
+    signal.signal(signal.SIGALRM, _previous[0] if _previous[0] is not None else signal.SIG_DFL)
+    _watching[0] = False
+
+
 _watching = [False]
+_previous: list[Any] = [None]
+atexit.register(_stop)
 
 
 def _look(signum: int, frame: Any) -> None:
     started = _started[0]
+    if started is None:  # between renders: a program using pnp as a library keeps its SIGALRM
+        _stop()
+        return
     if started is not None and time.monotonic() - started > current().template_seconds:
         _started[0] = None  # raised once: the render unwinds
         raise LimitExceeded(exceeded("template_seconds", "the template ran too long"))
