@@ -553,6 +553,10 @@ def _guarded(round_: Callable[[Iterable[Path]], None], changed: Iterable[Path]) 
         )
 
 
+WATCH_TICK_MS = 250
+"""How often the watch loop wakes when nothing changes (it also bounds the start-up wait)."""
+
+
 def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdout) -> int:
     """Watch until Ctrl-C (exit status 130). With `serve`, also serve the proof page."""
     from watchfiles import watch
@@ -568,10 +572,24 @@ def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdo
         print(f"pnp watch: serving the proof page on http://{shown}:{port}/", file=sys.stderr, flush=True)
     stop = threading.Event()
     try:
-        _guarded(watcher.round, ())
-        print("pnp watch: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
-        for changes in watch(watcher.project.root, watch_filter=watch_filter(watcher.project), stop_event=stop):
-            _guarded(watcher.round, [Path(path) for _, path in changes])
+        # The file watcher starts before the first round, so a save made while the first
+        # round runs is seen: the generator's first value (a timeout's empty set at the
+        # latest) comes once the watches are in place.
+        changes_seen = watch(
+            watcher.project.root,
+            watch_filter=watch_filter(watcher.project),
+            stop_event=stop,
+            yield_on_timeout=True,
+            rust_timeout=WATCH_TICK_MS,
+        )
+        started = False
+        for changes in changes_seen:
+            if not started:
+                started = True
+                _guarded(watcher.round, ())
+                print("pnp watch: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
+            elif changes:
+                _guarded(watcher.round, [Path(path) for _, path in changes])
     except KeyboardInterrupt:
         stop.set()
         if server is not None:
