@@ -244,7 +244,8 @@ def _line_width(line: list[Word], size: float) -> float:
     )
 
 
-FACES_DRAWN: collections.Counter[str] = collections.Counter()  # faces drawn in this process, per layout (tests: a build draws each once)
+# Faces drawn in this process, per layout name: tests show that a build draws each card once.
+FACES_DRAWN: collections.Counter[str] = collections.Counter()
 
 
 class Renderer:
