@@ -349,15 +349,17 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
     sys.exit(_print_export(project, name, result, fmt, note))
 
 
-export_lang_options = (
-    click.option(
+def export_lang_options(command: Any) -> Any:
+    """--lang and --fallback of the picture exports (docs/translations.md#exports-in-a-language)."""
+    command = click.option(
+        "--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing."
+    )(command)
+    return click.option(
         "--lang",
         "langs",
         multiple=True,
         help="Export a translation into output/LANG/ (repeatable; 'all': every one of [build] languages).",
-    ),
-    click.option("--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing."),
-)
+    )(command)
 
 
 def _export_languages(
@@ -450,8 +452,7 @@ def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, projec
 )
 @force_option
 @export_format_option
-@export_lang_options[0]
-@export_lang_options[1]
+@export_lang_options
 @project_option
 def export_printshop(
     kinds: tuple[str, ...],
@@ -486,8 +487,7 @@ def export_printshop(
 @click.option("--bleed", "with_bleed", is_flag=True, help="Keep the layout's bleed around each image.")
 @force_option
 @export_format_option
-@export_lang_options[0]
-@export_lang_options[1]
+@export_lang_options
 @project_option
 def export_png(
     kinds: tuple[str, ...],
@@ -518,8 +518,7 @@ def export_png(
 )
 @force_option
 @export_format_option
-@export_lang_options[0]
-@export_lang_options[1]
+@export_lang_options
 @project_option
 def export_tts(
     kinds: tuple[str, ...],
@@ -549,8 +548,7 @@ def export_tts(
 )
 @force_option
 @export_format_option
-@export_lang_options[0]
-@export_lang_options[1]
+@export_lang_options
 @project_option
 def export_gallery(
     dpi: int,
