@@ -118,7 +118,9 @@ def test_gallery_marks_the_cards_drawn_with_fallback_text(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pnp export gallery --lang de: 7 written" in done.stderr
     page = Cards()
-    page.feed((game / "output" / "de" / "gallery" / "index.html").read_text(encoding="utf-8"))
+    html = (game / "output" / "de" / "gallery" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="de">' in html
+    page.feed(html)
     by_id = {str(f["id"]): (i, f) for i, f in enumerate(page.figures) if str(f.get("id", "")).startswith("card-")}
     marks = {str(f["data-name"]): f for _, f in by_id.values()}  # translated name, then id
     healer = marks["heilerin healer"]
@@ -199,3 +201,18 @@ def test_a_language_build_draws_each_card_once(tmp_path: Path) -> None:
         assert result.exit_code == 0 and result.written, result.problems
         drawn.append(FACES_DRAWN["tale-hero"] - before)
     assert drawn == [6, 6, 6]
+
+
+def test_an_export_stops_on_overflow_located_in_the_catalog(tmp_path: Path) -> None:
+    from test_translate import LONG_GERMAN
+
+    game = copy_project(tmp_path)
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "archer/ability", LONG_GERMAN)
+    done = pnp(game, "export", "printshop", "--lang", "de")
+    assert done.returncode == 1
+    assert f"translations/de.po:{msgstr_line(po, 'archer/ability')}:1: error[text-overflow]: de: record 'archer'" in (
+        done.stdout
+    )
+    assert not (game / "output" / "de" / "tale" / "printshop").exists()
+    assert pnp(game, "export", "printshop", "--lang", "pl").returncode == 0
