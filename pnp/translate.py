@@ -596,43 +596,21 @@ def translated_layouts(layouts: LayoutSet, catalog: CatalogFile) -> LayoutSet:
 def overflow_findings(
     loaded: LoadedProject, layouts: LayoutSet, catalog: CatalogFile, units: dict[str, Unit]
 ) -> list[Located]:
-    """Draw the translated cards as `pnp build` does; text that does not fit, located at its msgstr."""
+    """`pnp check`: draw the translated cards as `pnp build --lang` does; text that does not fit,
+    located at its msgstr (the same relocation the build uses)."""
     from pnp.build import kinds_to_build
-    from pnp.check import load_icon_specs
-    from pnp.impose import ImpositionError, SheetSpec, parse_paper
-    from pnp.pdf import expand_faces, write_cut_sheets
-    from pnp.render import Renderer
+    from pnp.diagnose import render_kind
+    from pnp.impose import SheetSpec, parse_paper
 
-    project = loaded.project
-    localized = translated_project(loaded, catalog, units)
-    local_layouts = translated_layouts(layouts, catalog)
-    width, height = parse_paper(project.paper)
+    localized = _localized(loaded, layouts, [], catalog, units, Fallbacks())
+    width, height = parse_paper(loaded.project.paper)
     spec = SheetSpec(width, height, duplex="long")
-    icons = load_icon_specs(project)
-
-    def lookup(record_id: str) -> dict[str, Any] | None:
-        entry = localized.index.first.get(record_id)
-        return entry[1].records[entry[2]] if entry else None
-
-    found: dict[tuple[int, str], Located] = {}  # one problem per entry and element (a label shows on every card)
-    for kind in kinds_to_build(localized, local_layouts, ()):
-        renderer = Renderer(local_layouts.by_kind[kind], project.root, icons, lookup)
-        faces, _ = expand_faces(renderer, [(None, r) for _, _, r in localized.records(kind)])
-        try:
-            issues = write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind)
-        except ImpositionError:
-            continue  # reported by pnp build
-        for face, issue in issues:
-            if issue.code != "text-overflow":
-                continue
-            record_id = str(face.record.get("id"))
-            entry = _entry_shown(layouts.by_kind[kind], layouts, catalog, record_id, issue.element)
-            if entry is not None and (entry.offset, issue.element) not in found:
-                message = f"{catalog.lang}: {issue.message}"
-                found[(entry.offset, issue.element)] = (
-                    catalog.file,
-                    Finding("text-overflow", message, offset=entry.offset),
-                )
+    found: dict[Finding, Located] = {}  # one problem per entry and element (a label shows on every card)
+    for kind in kinds_to_build(localized.loaded, localized.layouts, ()):
+        drawn = render_kind(localized.loaded, localized.layouts.by_kind[kind], kind, spec, io.BytesIO(), kind)
+        for where, finding in localized.relocate(drawn, kind):
+            if where is catalog.file:
+                found.setdefault(finding, (where, finding))
     return list(found.values())
 
 
@@ -802,11 +780,22 @@ def localize(
             for p in problems
         ]
     units = source_units(loaded, layouts)
-    localized = translated_project(loaded, catalog, units)
-    fallbacks = fallbacks_of(catalog, units) if fallback else Fallbacks()
-    return Localized(
-        lang, localized, translated_layouts(layouts, catalog), problems, catalog, units, layouts, fallbacks
+    return _localized(
+        loaded, layouts, problems, catalog, units, fallbacks_of(catalog, units) if fallback else Fallbacks()
     )
+
+
+def _localized(
+    loaded: LoadedProject,
+    layouts: LayoutSet,
+    problems: list[Problem],
+    catalog: CatalogFile,
+    units: dict[str, Unit],
+    fallbacks: Fallbacks,
+) -> Localized:
+    localized = translated_project(loaded, catalog, units)
+    local_layouts = translated_layouts(layouts, catalog)
+    return Localized(catalog.lang, localized, local_layouts, problems, catalog, units, layouts, fallbacks)
 
 
 # --- pnp translate extract / import / status ------------------------------------------------
