@@ -218,12 +218,18 @@ def _sheet_set(project: Project) -> SheetSet:
 
 
 def _static_sheet_texts(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """(pointer, text) of a sheet's fixed strings: headings, titles, labels, column headers, items."""
+    """(pointer, text) of a sheet's fixed strings: headings, titles, labels, column headers, items,
+    and the `labels` map's printed names."""
     from pnp.sheets.spec import iter_sheet_templates
 
     for pointer, text, expression in iter_sheet_templates(data):
         if not expression and pointer.rsplit("/", 1)[-1] not in SHEET_CODE_KEYS and is_static(text):
             yield pointer, text
+    labels = data.get("labels")
+    for name, by_value in labels.items() if isinstance(labels, dict) else ():
+        for value, text in by_value.items() if isinstance(by_value, dict) else ():
+            if is_static(text):  # the `label` filter's printed names of enum values
+                yield f"/labels/{_escape(str(name))}/{_escape(str(value))}", text
 
 
 def sheet_units(project: Project) -> Iterator[Unit]:

@@ -20,6 +20,8 @@ document: collection
 kinds: [tale.hero]
 output: "{game}/aids/heroes.pdf"
 title: Hero reference
+labels:
+  attack: {"1": weak}
 blocks:
   - type: heading
     text: Abilities
@@ -31,6 +33,7 @@ blocks:
     columns:
       - {header: Hero, value: "{{ h.name }}"}
       - {header: Ability, value: "{{ h.ability }}"}
+      - {header: Attack, value: "{{ h.attack | label('attack') }}"}
 """
 SHEET_GERMAN = {
     "sheet:heroes/title": "Heldenübersicht",
@@ -38,6 +41,8 @@ SHEET_GERMAN = {
     "sheet:heroes/blocks/1/text": "Würfle *zweimal* für jeden Helden.",
     "sheet:heroes/blocks/2/columns/0/header": "Heldin",
     "sheet:heroes/blocks/2/columns/1/header": "Fähigkeit",
+    "sheet:heroes/blocks/2/columns/2/header": "Angriff",
+    "sheet:heroes/labels/attack/1": "schwach",
 }
 
 
@@ -147,7 +152,7 @@ def test_sheet_strings_are_extracted_checked_and_built(tmp_path: Path) -> None:
     po = game / "translations" / "de.po"
     text = po.read_text(encoding="utf-8")
     assert '#: sheets/heroes.yaml:4\nmsgctxt "sheet:heroes/title"\nmsgid "Hero reference"\nmsgstr ""' in text
-    assert '#: sheets/heroes.yaml:14\nmsgctxt "sheet:heroes/blocks/2/columns/0/header"\nmsgid "Hero"' in text
+    assert '#: sheets/heroes.yaml:16\nmsgctxt "sheet:heroes/blocks/2/columns/0/header"\nmsgid "Hero"' in text
     assert "{{ h.name }}" not in text  # templates show fields, which are translated as fields
     status, problems = check(game, "--no-render")
     assert status == 0
@@ -163,9 +168,17 @@ def test_sheet_strings_are_extracted_checked_and_built(tmp_path: Path) -> None:
     done = pnp(game, "build", "--lang", "de")
     assert done.returncode == 0, done.stdout + done.stderr
     aid = page_text(game / "output" / "de" / "tale" / "aids" / "heroes.pdf")
-    for german in ("Heldenübersicht", "Fähigkeiten", "Würfle zweimal", "Heldin", "Fähigkeit", "Bogenschützin"):
+    for german in (
+        "Heldenübersicht",
+        "Fähigkeiten",
+        "Würfle zweimal",
+        "Heldin",
+        "Fähigkeit",
+        "Bogenschützin",
+        "schwach",
+    ):
         assert german in aid, aid
-    for english in ("Hero reference", "Abilities", "Roll", "Archer"):
+    for english in ("Hero reference", "Abilities", "Roll", "Archer", "weak"):
         assert english not in aid, aid
     # markup that differs, then a stale entry after the English heading changes, then an unknown pointer
     set_msgstr(po, "sheet:heroes/blocks/1/text", "Würfle zweimal für jeden Helden.")
