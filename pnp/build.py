@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the check and drawing stages load when a build has work to 
     from pnp.check import LoadedProject
     from pnp.combine import Part
     from pnp.layout import Layout
+    from pnp.translate import Localized
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,7 @@ class BuildResult(OutputResult):
     """An OutputResult, with the sheets of paper each written cut-sheet file takes."""
 
     sheets: tuple[tuple[Path, int], ...] = ()
+    fallbacks: int = 0  # a language build with --fallback: source texts drawn for missing translations
 
 
 def output_root(project: Project, paper: str) -> Path:
@@ -73,25 +75,36 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.layout import LayoutSet
 
     layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
-    if options.lang:
-        from pnp.translate import localize_build
+    localized = None
+    if options.lang:  # a translation (pnp.translate): drawn once, into output/<lang>/
+        from pnp.translate import localize
 
-        project, loaded, layouts, problems = localize_build(loaded, layouts, problems, options.lang, options.fallback)
+        localized = localize(loaded, layouts, problems, options.lang, options.fallback)
+        loaded, layouts, problems = localized.loaded, localized.layouts, localized.problems
+        project = loaded.project = replace(project, output=project.output / options.lang)
     if any(p.severity == "error" for p in problems):  # nothing is written; report what check reports
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
     with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.output
-        result = _build_checked(project, options, loaded, layouts, problems)
+        result = _build_checked(project, options, loaded, layouts, problems, localized)
         if result.exit_code:
             run.discard()
             return BuildResult((), (), result.problems)
+    if localized is not None:
+        result = replace(result, fallbacks=localized.fallbacks.count)
     return result
 
 
 def _build_checked(
-    project: Project, options: BuildOptions, loaded: LoadedProject, layouts: Any, problems: list[Problem]
+    project: Project,
+    options: BuildOptions,
+    loaded: LoadedProject,
+    layouts: Any,
+    problems: list[Problem],
+    localized: Localized | None = None,
 ) -> BuildResult:
-    """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
+    """Render a project that passed its check; outputs are staged by the caller's OutputRun.
+    `localized`: a language build (drawing's findings in translated text go to the catalog)."""
     from pnp.check import not_found_before
     from pnp.combine import sheet_count, write_combined
 
@@ -128,6 +141,8 @@ def _build_checked(
         ) -> None:
             game = project.game(kind)
             found = render_kind(loaded, layout, kind, spec, handle, f"{game.title}: {kind}", name=kind)
+            if localized is not None:
+                found = localized.relocate(found, kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
             if any(p.severity == "error" for p in located):
                 raise _Discard  # the temporary file goes; the previous output stays as it was
@@ -166,7 +181,7 @@ def _build_checked(
         sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)
-    for result in _build_sheets(loaded, project, options, manifest):
+    for result in _build_sheets(loaded, project, options, manifest, localized):
         (written if result.written else skipped).append(result.path)
         problems.extend(result.problems)
     manifest.save()
@@ -186,26 +201,36 @@ def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
     return Part(path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back)
 
 
-def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest) -> list[Any]:
-    """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located."""
+def _build_sheets(
+    loaded: LoadedProject,
+    project: Project,
+    options: BuildOptions,
+    manifest: Manifest,
+    localized: Localized | None = None,
+) -> list[Any]:
+    """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located.
+    `localized`: a language build (the sheets' fixed strings and the cards they show translated)."""
     if options.kinds:
         return []
     from pnp.sheets.build import build_sheets
 
-    draw, _inputs = token_drawer(loaded)  # what a sheet's digest holds: pnp/sheets/inputs.py
+    draw, _inputs = token_drawer(loaded, localized.layouts if localized else None)  # digest: pnp/sheets/inputs.py
     out_root = output_root(project, options.paper)
-    return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw)
+    texts = localized.sheets if localized else None
+    return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw, texts=texts)
 
 
-def token_drawer(loaded: LoadedProject) -> tuple[Callable[..., bool], list[Path]]:
-    """A hook drawing a token's front from its own layout, scaled into a square (for the aids)."""
+def token_drawer(loaded: LoadedProject, layouts: Any = None) -> tuple[Callable[..., bool], list[Path]]:
+    """A hook drawing a token's front from its own layout, scaled into a square (for the aids);
+    `layouts`: a language's translated layouts (default: the project's)."""
     from pnp.check import load_icon_specs
     from pnp.impose import Box
     from pnp.layout import LayoutSet
     from pnp.render import Renderer
 
     project = loaded.project
-    layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+    if layouts is None:
+        layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
     icons = load_icon_specs(project)
     renderers: dict[str, Renderer] = {}
 

@@ -13,7 +13,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, cast
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import click
 
@@ -270,15 +270,20 @@ def build(
         progress=True,
         fallback=fallback,
     )
-    if "all" in langs:
-        if not project.languages[1:]:
-            raise ConfigError('--lang all: pnp.toml lists no translations; add [build] languages = ["en", "de"]')
-        langs = project.languages[1:]
-    langs = tuple("" if project.languages and lang == project.languages[0] else lang for lang in langs)
+    langs = _languages(project, langs)
     if len(langs) > 1:  # one build per language, each reported as if run alone
         codes = [_build_one(project, replace(options, lang=lang), fmt) for lang in langs]
         sys.exit(max(codes))
     sys.exit(_build_one(project, replace(options, lang=langs[0] if langs else ""), fmt))
+
+
+def _languages(project: Project, langs: tuple[str, ...]) -> tuple[str, ...]:
+    """--lang values: 'all' is every translation; the source language is "" (the plain output/)."""
+    if "all" in langs:
+        if not project.languages[1:]:
+            raise ConfigError('--lang all: pnp.toml lists no translations; add [build] languages = ["en", "de"]')
+        langs = project.languages[1:]
+    return tuple(dict.fromkeys("" if project.languages and lang == project.languages[0] else lang for lang in langs))
 
 
 def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
@@ -306,6 +311,10 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
         count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""
         click.echo(f"wrote {project.display(path)}{count}", err=True)
     label = f" --lang {options.lang}" if options.lang else ""
+    fell_back = getattr(result, "fallbacks", 0)  # --fallback: how many source texts this language drew
+    if fell_back:
+        source = project.languages[0] if project.languages else "the source language"
+        click.echo(f"pnp build{label}: {fell_back} text{'s' if fell_back != 1 else ''} fell back to {source}", err=True)
     click.echo(
         f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date"
         + (" (stopped: fix the errors above; previous outputs are untouched)" if result.exit_code else ""),
@@ -337,6 +346,36 @@ force_option = click.option("--force", is_flag=True, help="Rewrite even the file
 
 def _report_export(project: Project, name: str, result: object, fmt: str, note: str = "") -> None:
     """Problems on stdout (like pnp build), what was written on stderr, then exit 0 or 1."""
+    sys.exit(_print_export(project, name, result, fmt, note))
+
+
+def export_lang_options(command: Any) -> Any:
+    """--lang and --fallback of the picture exports (docs/translations.md#exports-in-a-language)."""
+    command = click.option(
+        "--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing."
+    )(command)
+    return click.option(
+        "--lang",
+        "langs",
+        multiple=True,
+        help="Export a translation into output/LANG/ (repeatable; 'all': every one of [build] languages).",
+    )(command)
+
+
+def _export_languages(
+    project: Project, name: str, langs: tuple[str, ...], options: Any, run: Any, fmt: str, with_errors: bool = False
+) -> None:
+    """One export per language (--lang; see docs/translations.md), each reported as if run alone."""
+    codes = []
+    for lang in _languages(project, langs) or ("",):
+        result = run(project, replace(options, lang=lang))
+        label = f"{name} --lang {lang}" if lang else name
+        note = " (written with the errors shown on the page)" if with_errors and result.written else ""
+        codes.append(_print_export(project, label, result, fmt, note))
+    sys.exit(max(codes))
+
+
+def _print_export(project: Project, name: str, result: object, fmt: str, note: str = "") -> int:
     from pnp.check import CheckResult
     from pnp.export import ExportResult
     from pnp.report import REPORTER_BY_NAME
@@ -359,7 +398,7 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
         + ((note or stopped) if result.exit_code else ""),
         err=True,
     )
-    sys.exit(result.exit_code)
+    return result.exit_code
 
 
 @export.command("records")
@@ -413,6 +452,7 @@ def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, projec
 )
 @force_option
 @export_format_option
+@export_lang_options
 @project_option
 def export_printshop(
     kinds: tuple[str, ...],
@@ -421,6 +461,8 @@ def export_printshop(
     order: str,
     force: bool,
     fmt: str,
+    langs: tuple[str, ...],
+    fallback: bool,
     project_dir: Path | None,
 ) -> None:
     """One card per page at trim size plus bleed, with TrimBox and BleedBox: output/<game>/printshop/<kind>.pdf."""
@@ -434,8 +476,9 @@ def export_printshop(
         preset=preset,
         bleed=parse_length(bleed) if bleed is not None else None,
         order=order,  # type: ignore[arg-type]  # click.Choice checked it
+        fallback=fallback,
     )
-    _report_export(project, "printshop", run_printshop(project, options), fmt)
+    _export_languages(project, "printshop", langs, options, run_printshop, fmt)
 
 
 @export.command("png")
@@ -444,16 +487,24 @@ def export_printshop(
 @click.option("--bleed", "with_bleed", is_flag=True, help="Keep the layout's bleed around each image.")
 @force_option
 @export_format_option
+@export_lang_options
 @project_option
 def export_png(
-    kinds: tuple[str, ...], dpi: int, with_bleed: bool, force: bool, fmt: str, project_dir: Path | None
+    kinds: tuple[str, ...],
+    dpi: int,
+    with_bleed: bool,
+    force: bool,
+    fmt: str,
+    langs: tuple[str, ...],
+    fallback: bool,
+    project_dir: Path | None,
 ) -> None:
     """One PNG per card face: output/<game>/png/<kind>/<record-id>[-<n>]-front.png and -back.png."""
     from pnp.export import ExportOptions, run_png
 
     project = _project(project_dir)
-    options = ExportOptions(kinds=kinds, force=force, progress=True, dpi=dpi, with_bleed=with_bleed)
-    _report_export(project, "png", run_png(project, options), fmt)
+    options = ExportOptions(kinds=kinds, force=force, progress=True, dpi=dpi, with_bleed=with_bleed, fallback=fallback)
+    _export_languages(project, "png", langs, options, run_png, fmt)
 
 
 @export.command("tts")
@@ -467,14 +518,23 @@ def export_png(
 )
 @force_option
 @export_format_option
+@export_lang_options
 @project_option
-def export_tts(kinds: tuple[str, ...], dpi: int, force: bool, fmt: str, project_dir: Path | None) -> None:
+def export_tts(
+    kinds: tuple[str, ...],
+    dpi: int,
+    force: bool,
+    fmt: str,
+    langs: tuple[str, ...],
+    fallback: bool,
+    project_dir: Path | None,
+) -> None:
     """Tabletop Simulator deck sheets: output/<game>/tts/<kind>-<n>.png, -<n>.json and <kind>-back.png."""
     from pnp.export import ExportOptions, run_tts
 
     project = _project(project_dir)
-    options = ExportOptions(kinds=kinds, force=force, progress=True, dpi=dpi)
-    _report_export(project, "tts", run_tts(project, options), fmt)
+    options = ExportOptions(kinds=kinds, force=force, progress=True, dpi=dpi, fallback=fallback)
+    _export_languages(project, "tts", langs, options, run_tts, fmt)
 
 
 @export.command("gallery")
@@ -488,16 +548,23 @@ def export_tts(kinds: tuple[str, ...], dpi: int, force: bool, fmt: str, project_
 )
 @force_option
 @export_format_option
+@export_lang_options
 @project_option
-def export_gallery(dpi: int, with_errors: bool, force: bool, fmt: str, project_dir: Path | None) -> None:
+def export_gallery(
+    dpi: int,
+    with_errors: bool,
+    force: bool,
+    fmt: str,
+    langs: tuple[str, ...],
+    fallback: bool,
+    project_dir: Path | None,
+) -> None:
     """A static HTML proof page of every card, searchable by name: output/gallery/index.html."""
     from pnp.export import ExportOptions, run_gallery
 
     project = _project(project_dir)
-    options = ExportOptions(force=force, progress=True, dpi=dpi, with_errors=with_errors)
-    result = run_gallery(project, options)
-    note = " (written with the errors shown on the page)" if with_errors and result.written else ""
-    _report_export(project, "gallery", result, fmt, note)
+    options = ExportOptions(force=force, progress=True, dpi=dpi, with_errors=with_errors, fallback=fallback)
+    _export_languages(project, "gallery", langs, options, run_gallery, fmt, with_errors)
 
 
 @cli.group()

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from pnp.layout import Layout
     from pnp.pdf import Face
     from pnp.render import Renderer
+    from pnp.translate import Fallbacks, Localized
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 GALLERY_TEMPLATE = "gallery.html.j2"
@@ -104,6 +105,8 @@ class ExportOptions:
     order: Order = "back-front"  # printshop: back 1, front 1, back 2, ... or front 1, back 1, ...
     with_bleed: bool = False  # png: keep the bleed around each image
     with_errors: bool = False  # gallery: write the page even when the project has errors
+    lang: str = ""  # a translation (pnp.translate): exported into output/<lang>/
+    fallback: bool = False  # with lang: draw the source text where a translation is missing (marked in the gallery)
 
 
 ExportResult = OutputResult
@@ -140,6 +143,7 @@ class KindPlan:
     key: str  # digest of the kind's inputs (records, layout, icons, assets, pnp itself)
     origins: dict[str, Any] = field(default_factory=dict)  # record id -> (record_file, index)
     blocked: bool = False  # copies or expand could not be counted: the kind is not written (like pnp build)
+    relocate: Callable[[list[Any], str], list[Any]] | None = None  # a language: overflows go to the catalog
 
     @property
     def units(self) -> int:
@@ -159,6 +163,19 @@ class Session:
         self.options = options
         self.loaded: LoadedProject = load_project_records(project)
         self.problems: list[Problem] = list(check_loaded(self.loaded, CheckOptions(render=False)))  # it draws itself
+        from pnp.layout import LayoutSet
+
+        self.layouts = LayoutSet(project.layouts, project.display, set(self.loaded.schemas.kind_uri))
+        self.localized: Localized | None = None
+        if options.lang:  # a translation: the records and layouts in that language (pnp.translate)
+            from pnp.translate import localize
+
+            self.localized = localize(self.loaded, self.layouts, self.problems, options.lang, options.fallback, "")
+            self.loaded, self.layouts, self.problems = (
+                self.localized.loaded,
+                self.localized.layouts,
+                self.localized.problems,
+            )
         self.manifest = Manifest(project.output)
         self.code = code_digest()
         self.written: list[Path] = []
@@ -177,12 +194,10 @@ class Session:
 
     def plans(self, distinct: bool = False, all_kinds: bool = False) -> list[KindPlan]:
         """Every kind with a layout (or the KINDs asked for); `distinct`: one face per record and expansion."""
-        from pnp.layout import LayoutSet
         from pnp.pdf import expand_faces
         from pnp.render import Renderer
 
-        project, loaded = self.project, self.loaded
-        layouts = LayoutSet(project.layouts, project.display, set(loaded.schemas.kind_uri))
+        project, loaded, layouts = self.project, self.loaded, self.layouts
         icons = load_icon_specs(project)
         icons_file = project.layouts / "icons.json"
         plans: list[KindPlan] = []
@@ -205,7 +220,10 @@ class Session:
                 files=[*layout.files, icons_file, *asset_files(loaded, layout, kind)],
             )
             names = face_names(faces)
-            plans.append(KindPlan(kind, project.game(kind), layout, renderer, faces, names, key, origins, bool(issues)))
+            relocate = self.localized.relocate if self.localized else None
+            plans.append(
+                KindPlan(kind, project.game(kind), layout, renderer, faces, names, key, origins, bool(issues), relocate)
+            )
         return plans
 
     def lookup(self, record_id: str) -> dict[str, Any] | None:
@@ -265,6 +283,11 @@ def _in_output_run(
 
     @functools.wraps(run)
     def locked(project: Project, options: ExportOptions) -> ExportResult:
+        if options.lang:  # a translation is exported into output/<lang>/
+            from pnp.translate import check_language
+
+            check_language(project, options.lang)
+            project = replace(project, output=project.output / options.lang)
         with OutputRun(project.output):
             return run(project, options)
 
@@ -339,6 +362,8 @@ def draw_pages(
                 message = f"record {face.record.get('id')!r}, layout {plan.layout.name!r}: could not draw: {err}"
                 issues = [Finding("layout-error", message)]
             located = place(plan.layout, [], [(face.origin, issue) for issue in issues])
+            if plan.relocate is not None:
+                located = plan.relocate(located, plan.kind)
             problems.extend(source.locate(finding) for source, finding in located)
             canvas.showPage()
             pages.append((index, side))
@@ -748,7 +773,8 @@ def run_gallery(project: Project, options: ExportOptions) -> ExportResult:
             images[targets[page]] = (png_bytes(image, options.dpi), key)
     if session.failed and not options.with_errors:
         return session.result()  # text that does not fit, a missing image: nothing is written
-    html = render_gallery(project, plans, session.problems, options)
+    fallbacks = session.localized.fallbacks if session.localized else None
+    html = render_gallery(project, plans, session.problems, options, fallbacks)
     index = gallery / "index.html"
     html_key = digest(html)
     for path, (data, key) in images.items():
@@ -762,8 +788,15 @@ def run_gallery(project: Project, options: ExportOptions) -> ExportResult:
     return session.result()
 
 
-def render_gallery(project: Project, plans: list[KindPlan], problems: list[Problem], options: ExportOptions) -> str:
-    """The proof page: games, then kinds, then one figure per card with its fields and problems."""
+def render_gallery(
+    project: Project,
+    plans: list[KindPlan],
+    problems: list[Problem],
+    options: ExportOptions,
+    fallbacks: Fallbacks | None = None,
+) -> str:
+    """The proof page: games, then kinds, then one figure per card with its fields and problems;
+    in a language exported with --fallback, the cards showing source text are marked."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     by_file: dict[str, list[Problem]] = {}
@@ -802,6 +835,7 @@ def render_gallery(project: Project, plans: list[KindPlan], problems: list[Probl
                         for p in own
                     ],
                     "errors": sum(1 for p in own if p.severity == "error"),
+                    "fallback": fallbacks.of_card(str(record.get("id")), plan.layout) if fallbacks else [],
                 }
             )
         total += len(cards)
@@ -817,6 +851,8 @@ def render_gallery(project: Project, plans: list[KindPlan], problems: list[Probl
     unplaced = [p for p in problems if p.file not in record_files]
     return env.get_template(GALLERY_TEMPLATE).render(
         title=project.name,
+        language=options.lang,
+        source_language=project.languages[0] if project.languages else "",
         games=list(games.values()),
         total=total,
         dpi=options.dpi,

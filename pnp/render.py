@@ -8,6 +8,7 @@ size), which is what makes shrink-to-fit cheap enough for 10,000 cards.
 
 from __future__ import annotations
 
+import collections
 import re
 import weakref
 from collections.abc import Callable
@@ -243,6 +244,10 @@ def _line_width(line: list[Word], size: float) -> float:
     )
 
 
+# Faces drawn in this process, per layout name: tests show that a build draws each card once.
+FACES_DRAWN: collections.Counter[str] = collections.Counter()
+
+
 class Renderer:
     """Draws the faces of one layout. Make one per layout per build."""
 
@@ -378,6 +383,7 @@ class Renderer:
         Returns what could not be drawn faithfully: findings in the record (`pointer` relative to
         the record) or, with `in_layout`, in the layout's merged data.
         """
+        FACES_DRAWN[self.layout.name] += 1
         context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
         issues: list[Finding] = []
         background = self.faces[face][0]

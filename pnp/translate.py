@@ -2,10 +2,11 @@
 
 What is translatable is declared, never hard-coded: record fields the schema marks `x-text` (and
 `name`, and any field with `"x-translate": true`; `"x-translate": false` keeps one out), plus the
-static strings of layouts (a stat's `label` such as "ATK", a text element's fixed `text`).
+static strings of layouts (a stat's `label` such as "ATK", a text element's fixed `text`) and
+the fixed strings of sheet files (headings, titles, column headers, `labels`).
 Catalogs are gettext files `translations/<lang>.po` (read and written by Babel): `msgctxt` is
-`record-id/pointer` (`archer/ability`) or `layout:<layout file>` for layout strings, `msgid` is
-the source text. The msgid is the digest of the source: when the source changes, the entry no
+`record-id/pointer` (`archer/ability`), `layout:<layout file>` for layout strings or
+`sheet:<sheet file>/pointer` for sheet strings, `msgid` is the source text. The msgid is the digest of the source: when the source changes, the entry no
 longer matches (stale), and `pnp translate extract` marks it fuzzy with the old text kept as
 `#| msgid`, as msgmerge does. The languages are `[build] languages` in pnp.toml, source first.
 """
@@ -36,10 +37,13 @@ if TYPE_CHECKING:
 
     from pnp.check import LoadedProject
     from pnp.layout import LayoutSet
+    from pnp.sheets.spec import SheetSet
 
 FOLDER = "translations"
 TEMPLATE = "messages.pot"
 LAYOUT_CONTEXT = "layout:"
+SHEET_CONTEXT = "sheet:"  # sheet:<sheet name>/<pointer>: a heading or label written in a sheet file
+SHEET_CODE_KEYS = frozenset({"src", "at", "macros"})  # sheet templates that are never shown as text
 FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # catalogs are byte-identical per content
 SHEET_COLUMNS = ("context", "source", "translation", "status", "location")
 MAX_ROWS = 200_000
@@ -203,7 +207,53 @@ def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
                     LAYOUT_CONTEXT + name, value, (layout_file.source.display, line), (_element_faces(element, key),)
                 )
                 units.setdefault(unit.key, unit)
+    for unit in sheet_units(loaded.project):
+        units.setdefault(unit.key, unit)
     return units
+
+
+def _sheet_set(project: Project) -> SheetSet:
+    from pnp.sheets.spec import SheetSet
+
+    return SheetSet(project.sheets or project.root / "sheets", project.display)
+
+
+def _static_sheet_texts(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(pointer, text) of a sheet's fixed strings: headings, titles, labels, column headers, items,
+    and the `labels` map's printed names."""
+    from pnp.sheets.spec import iter_sheet_templates
+
+    for pointer, text, expression in iter_sheet_templates(data):
+        if not expression and pointer.rsplit("/", 1)[-1] not in SHEET_CODE_KEYS and is_static(text):
+            yield pointer, text
+    labels = data.get("labels")
+    for name, by_value in labels.items() if isinstance(labels, dict) else ():
+        for value, text in by_value.items() if isinstance(by_value, dict) else ():
+            if is_static(text):  # the `label` filter's printed names of enum values
+                yield f"/labels/{_escape(str(name))}/{_escape(str(value))}", text
+
+
+def sheet_units(project: Project) -> Iterator[Unit]:
+    """The fixed strings of every sheet file (sheets/*.yaml), keyed `sheet:<name>/<pointer>`."""
+    sheets = _sheet_set(project)
+    for name in sorted(sheets.sheets):
+        source = sheets.sheets[name].source
+        for pointer, text in _static_sheet_texts(sheets.sheets[name].data):
+            line = source.locate(Finding("missing-translation", "", pointer)).line  # YAML has its own locator
+            yield Unit(f"{SHEET_CONTEXT}{name}{pointer}", text, (source.display, line), (Face(), Face(bold=True)))
+
+
+def translate_sheets(sheets: SheetSet, catalog: CatalogFile) -> None:
+    """The sheet files' fixed strings replaced by their translations (a sheet build in that language)."""
+    for name, sheet in list(sheets.sheets.items()):
+        data: dict[str, Any] | None = None
+        for pointer, _ in _static_sheet_texts(sheet.data):
+            entry = catalog.entries.get(f"{SHEET_CONTEXT}{name}{pointer}")
+            if entry is not None and entry.msgstr:
+                data = data if data is not None else copy.deepcopy(sheet.data)
+                _set(data, pointer, entry.msgstr)
+        if data is not None:
+            sheets.sheets[name] = replace(sheet, data=data)
 
 
 # --- catalogs -------------------------------------------------------------------------------
@@ -397,6 +447,9 @@ def check_catalog(loaded: LoadedProject, catalog: CatalogFile, units: dict[str, 
 
 def _unknown(loaded: LoadedProject, entry: Entry, units: dict[str, Unit]) -> str:
     fix = "run 'pnp translate extract' to mark it obsolete, or fix the msgctxt"
+    if entry.context.startswith(SHEET_CONTEXT):
+        name, _, pointer = entry.context[len(SHEET_CONTEXT) :].partition("/")
+        return f"sheet {name!r} has no fixed text at /{pointer} (msgctxt {entry.context!r}); {fix}"
     if entry.context.startswith(LAYOUT_CONTEXT):
         name = entry.context[len(LAYOUT_CONTEXT) :]
         if not any(u.context == entry.context for u in units.values()):
@@ -478,7 +531,7 @@ def translations_by_record(catalog: CatalogFile, units: dict[str, Unit]) -> dict
     found: dict[str, list[tuple[str, str]]] = {}
     for key, entry in catalog.entries.items():
         unit = units.get(key)
-        if unit is None or not entry.msgstr or entry.context.startswith(LAYOUT_CONTEXT):
+        if unit is None or not entry.msgstr or entry.context.startswith((LAYOUT_CONTEXT, SHEET_CONTEXT)):
             continue
         rid, _, pointer = entry.context.partition("/")
         found.setdefault(rid, []).append(("/" + pointer, entry.msgstr))
@@ -550,43 +603,21 @@ def translated_layouts(layouts: LayoutSet, catalog: CatalogFile) -> LayoutSet:
 def overflow_findings(
     loaded: LoadedProject, layouts: LayoutSet, catalog: CatalogFile, units: dict[str, Unit]
 ) -> list[Located]:
-    """Draw the translated cards as `pnp build` does; text that does not fit, located at its msgstr."""
+    """`pnp check`: draw the translated cards as `pnp build --lang` does; text that does not fit,
+    located at its msgstr (the same relocation the build uses)."""
     from pnp.build import kinds_to_build
-    from pnp.check import load_icon_specs
-    from pnp.impose import ImpositionError, SheetSpec, parse_paper
-    from pnp.pdf import expand_faces, write_cut_sheets
-    from pnp.render import Renderer
+    from pnp.diagnose import render_kind
+    from pnp.impose import SheetSpec, parse_paper
 
-    project = loaded.project
-    localized = translated_project(loaded, catalog, units)
-    local_layouts = translated_layouts(layouts, catalog)
-    width, height = parse_paper(project.paper)
+    localized = _localized(loaded, layouts, [], catalog, units, Fallbacks())
+    width, height = parse_paper(loaded.project.paper)
     spec = SheetSpec(width, height, duplex="long")
-    icons = load_icon_specs(project)
-
-    def lookup(record_id: str) -> dict[str, Any] | None:
-        entry = localized.index.first.get(record_id)
-        return entry[1].records[entry[2]] if entry else None
-
-    found: dict[tuple[int, str], Located] = {}  # one problem per entry and element (a label shows on every card)
-    for kind in kinds_to_build(localized, local_layouts, ()):
-        renderer = Renderer(local_layouts.by_kind[kind], project.root, icons, lookup)
-        faces, _ = expand_faces(renderer, [(None, r) for _, _, r in localized.records(kind)])
-        try:
-            issues = write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind)
-        except ImpositionError:
-            continue  # reported by pnp build
-        for face, issue in issues:
-            if issue.code != "text-overflow":
-                continue
-            record_id = str(face.record.get("id"))
-            entry = _entry_shown(layouts.by_kind[kind], layouts, catalog, record_id, issue.element)
-            if entry is not None and (entry.offset, issue.element) not in found:
-                message = f"{catalog.lang}: {issue.message}"
-                found[(entry.offset, issue.element)] = (
-                    catalog.file,
-                    Finding("text-overflow", message, offset=entry.offset),
-                )
+    found: dict[Finding, Located] = {}  # one problem per entry and element (a label shows on every card)
+    for kind in kinds_to_build(localized.loaded, localized.layouts, ()):
+        drawn = render_kind(localized.loaded, localized.layouts.by_kind[kind], kind, spec, io.BytesIO(), kind)
+        for where, finding in localized.relocate(drawn, kind):
+            if where is catalog.file:
+                found.setdefault(finding, (where, finding))
     return list(found.values())
 
 
@@ -621,18 +652,127 @@ def _entry_shown(layout: Any, layouts: LayoutSet, catalog: CatalogFile, rid: str
 # --- pnp build --lang -----------------------------------------------------------------------
 
 
-def localize_build(
-    loaded: LoadedProject, layouts: LayoutSet, problems: list[Problem], lang: str, fallback: bool
-) -> tuple[Project, LoadedProject, LayoutSet, list[Problem]]:
-    """What `pnp build --lang LANG` draws: translated records and layouts, into output/<lang>/.
+@dataclass(frozen=True, slots=True)
+class Fallbacks:
+    """Source texts drawn where a language has no translation (`--fallback`): record fields by
+    record id (their pointers), layout strings by layout file (the strings)."""
 
-    A missing translation stops the build unless `fallback` (then the source text is drawn);
-    text that overflows in this language is found first and located in the catalog.
-    """
-    project = loaded.project
+    records: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    layouts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sheets: int = 0  # sheet files' fixed strings
+
+    @property
+    def count(self) -> int:
+        return sum(len(v) for v in (*self.records.values(), *self.layouts.values())) + self.sheets
+
+    def of_card(self, record_id: str, layout: Any) -> list[str]:
+        """What fell back on one card: its fields' pointers, then its layout's strings."""
+        shown = list(self.records.get(record_id, ()))
+        for layout_file in layout.chain:
+            shown += self.layouts.get(layout_file.name, ())
+        return shown
+
+
+@dataclass(frozen=True, slots=True)
+class Localized:
+    """A project as one language draws it: translated records and layouts, and what locates
+    drawing's findings in the catalog (so a language build draws each card once)."""
+
+    lang: str
+    loaded: LoadedProject
+    layouts: LayoutSet
+    problems: list[Problem]
+    catalog: CatalogFile
+    units: dict[str, Unit]
+    source_layouts: LayoutSet
+    fallbacks: Fallbacks
+
+    def sheets(self, sheets: SheetSet) -> None:
+        """The sheet files' fixed strings in this language."""
+        translate_sheets(sheets, self.catalog)
+
+    def relocate(self, located: list[Located], kind: str) -> list[Located]:
+        """Drawing's findings on `kind`, each `text-overflow` in translated text moved to its catalog entry."""
+        layout = self.source_layouts.by_kind.get(kind)
+        records: dict[int, dict[str, dict[str, Any]]] = {}
+        out: list[Located] = []
+        seen: set[tuple[int, str]] = set()
+        for record_file, finding in located:
+            if finding.code != "text-overflow" or not finding.element:
+                out.append((record_file, finding))
+                continue
+            by_pointer = records.get(id(record_file))
+            if by_pointer is None:
+                by_pointer = records[id(record_file)] = {
+                    record_file.pointer(i): r for i, r in enumerate(record_file.records) if isinstance(r, dict)
+                }
+            record = _record_at(by_pointer, finding.pointer)
+            entry = (
+                _entry_shown(layout, self.source_layouts, self.catalog, str(record.get("id")), finding.element)
+                if record is not None and layout is not None
+                else None
+            )
+            if entry is None:
+                out.append((record_file, finding))
+            elif (entry.offset, finding.element) not in seen:
+                seen.add((entry.offset, finding.element))
+                message = f"{self.lang}: {finding.message}"
+                out.append((self.catalog.file, Finding("text-overflow", message, offset=entry.offset)))
+        return out
+
+
+def _record_at(by_pointer: dict[str, dict[str, Any]], pointer: str) -> dict[str, Any] | None:
+    """The record a pointer is in (the record's own pointer, or one under it)."""
+    while True:
+        if pointer in by_pointer:
+            return by_pointer[pointer]
+        if "/" not in pointer:
+            return None
+        pointer = pointer.rsplit("/", 1)[0]
+
+
+def fallbacks_of(catalog: CatalogFile, units: dict[str, Unit]) -> Fallbacks:
+    """Every source text without a translation in `catalog`: what `--fallback` draws in the source language."""
+    records: dict[str, list[str]] = {}
+    layouts: dict[str, list[str]] = {}
+    sheets = 0
+    for key, unit in units.items():
+        entry = catalog.entries.get(key)
+        if entry is not None and entry.msgstr:
+            continue
+        if unit.context.startswith(SHEET_CONTEXT):
+            sheets += 1
+        elif unit.context.startswith(LAYOUT_CONTEXT):
+            layouts.setdefault(unit.context[len(LAYOUT_CONTEXT) :], []).append(unit.source)
+        else:
+            rid, _, pointer = unit.context.partition("/")
+            records.setdefault(rid, []).append(pointer)
+    return Fallbacks({k: tuple(v) for k, v in records.items()}, {k: tuple(v) for k, v in layouts.items()}, sheets)
+
+
+def check_language(project: Project, lang: str) -> None:
+    """A ConfigError (exit 2) unless `lang` is one of the project's translations."""
     if lang not in target_languages(project):
         known = ", ".join(target_languages(project)) or 'none (add [build] languages = ["en", "de"] to pnp.toml)'
         raise ConfigError(f"language {lang!r} is not a translation of this project; translations: {known}")
+
+
+def localize(
+    loaded: LoadedProject,
+    layouts: LayoutSet,
+    problems: list[Problem],
+    lang: str,
+    fallback: bool,
+    command: str = "pnp build ",
+) -> Localized:
+    """What `pnp build --lang LANG` (or an export) draws: the records and layouts in that language.
+
+    A missing translation stops the build unless `fallback` (then the source text is drawn).
+    Text that overflows in this language is found by the drawing itself: `Localized.relocate`
+    puts it at its catalog entry.
+    """
+    project = loaded.project
+    check_language(project, lang)
     catalog = read_catalog(project, lang)
     display = catalog.file.display
     if not fallback:
@@ -640,18 +780,29 @@ def localize_build(
             replace(
                 p,
                 severity="error",
-                message=p.message + f" (pnp build --lang {lang} --fallback draws the {source_language(project)} text)",
+                message=p.message + f" ({command}--lang {lang} --fallback draws the {source_language(project)} text)",
             )
             if p.file == display and p.code == "missing-translation"
             else p
             for p in problems
         ]
     units = source_units(loaded, layouts)
-    if not any(p.severity == "error" for p in problems) and catalog.catalog is not None:
-        problems += [where.locate(f) for where, f in overflow_findings(loaded, layouts, catalog, units)]
+    return _localized(
+        loaded, layouts, problems, catalog, units, fallbacks_of(catalog, units) if fallback else Fallbacks()
+    )
+
+
+def _localized(
+    loaded: LoadedProject,
+    layouts: LayoutSet,
+    problems: list[Problem],
+    catalog: CatalogFile,
+    units: dict[str, Unit],
+    fallbacks: Fallbacks,
+) -> Localized:
     localized = translated_project(loaded, catalog, units)
-    localized.project = replace(project, output=project.output / lang)
-    return localized.project, localized, translated_layouts(layouts, catalog), problems
+    local_layouts = translated_layouts(layouts, catalog)
+    return Localized(catalog.lang, localized, local_layouts, problems, catalog, units, layouts, fallbacks)
 
 
 # --- pnp translate extract / import / status ------------------------------------------------

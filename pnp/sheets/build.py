@@ -336,13 +336,17 @@ def build_sheets(
     manifest: Manifest,
     force: bool = False,
     draw_card: CardHook | None = None,
+    texts: Callable[[SheetSet], None] | None = None,
 ) -> list[SheetResult]:
-    """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring."""
+    """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring.
+    `texts` rewrites the sheets' fixed strings before anything is planned (a translation)."""
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
     fonts.register_bundled()
     rl_config.invariant = 1
     project = loaded.project
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    if texts is not None:
+        texts(sheets)
     drawer = make_drawer(loaded, sheets, pagesize, draw_card)
     inputs = Inputs(loaded, sheets, paper)
     outputs, planner = plan_all(loaded, sheets, out_dir, drawer)

@@ -1,0 +1,231 @@
+"""Translations beyond the cut sheets, on the fixture game of tests/translate_project: exports per
+language (print shop, PNG, Tabletop Simulator, gallery) into output/<lang>/, the gallery's marks
+for --fallback text, sheet files' fixed strings in the catalog, and a language build that draws
+each card once."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from test_translate import check, codes, copy_project, msgstr_line, page_text, pnp, set_msgstr
+
+GERMAN = ("Bogenschützin", "Hüterin des Nordtors", "Wache", "Heile einen verwundeten", "ANG", "Held")
+ENGLISH = ("Archer", "Keeper of the north gate", "Guard", "Heal a wounded", "ATK", "Hero")
+
+SHEET = """\
+document: collection
+kinds: [tale.hero]
+output: "{game}/aids/heroes.pdf"
+title: Hero reference
+labels:
+  attack: {"1": weak}
+blocks:
+  - type: heading
+    text: Abilities
+  - type: text
+    text: Roll *twice* for each hero.
+  - type: table
+    rows: records
+    as: h
+    columns:
+      - {header: Hero, value: "{{ h.name }}"}
+      - {header: Ability, value: "{{ h.ability }}"}
+      - {header: Attack, value: "{{ h.attack | label('attack') }}"}
+"""
+SHEET_GERMAN = {
+    "sheet:heroes/title": "Heldenübersicht",
+    "sheet:heroes/blocks/0/text": "Fähigkeiten",
+    "sheet:heroes/blocks/1/text": "Würfle *zweimal* für jeden Helden.",
+    "sheet:heroes/blocks/2/columns/0/header": "Heldin",
+    "sheet:heroes/blocks/2/columns/1/header": "Fähigkeit",
+    "sheet:heroes/blocks/2/columns/2/header": "Angriff",
+    "sheet:heroes/labels/attack/1": "schwach",
+}
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture game exported in every language (print shop) and in German (PNG, TTS), and in English."""
+    project = copy_project(tmp_path_factory.mktemp("exported"))
+    for args in (
+        ("printshop", "--lang", "all"),
+        ("png", "--lang", "de", "--dpi", "30"),
+        ("png", "--dpi", "30"),
+        ("tts", "--lang", "de", "--dpi", "30"),
+    ):
+        done = pnp(project, "export", *args)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return project
+
+
+def test_printshop_per_language_holds_the_translated_text(exported: Path) -> None:
+    german = page_text(exported / "output" / "de" / "tale" / "printshop" / "tale.hero.pdf")
+    for text in GERMAN:
+        assert text in german, german
+    for text in ENGLISH:
+        assert text not in german, german
+    polish = page_text(exported / "output" / "pl" / "tale" / "printshop" / "tale.hero.pdf")
+    assert "Łuczniczka" in polish and "Bogenschützin" not in polish
+    assert not (exported / "output" / "tale" / "printshop").exists()  # --lang all: the translations only
+
+
+def test_png_and_tts_per_language(exported: Path) -> None:
+    german = exported / "output" / "de" / "tale" / "png" / "tale.hero"
+    english = exported / "output" / "tale" / "png" / "tale.hero"
+    names = sorted(p.name for p in german.glob("*.png"))
+    assert names == sorted(
+        f"{card}-{side}.png" for card in ("archer", "knight", "healer") for side in ("front", "back")
+    )
+    assert sorted(p.name for p in english.glob("*.png")) == names
+    assert (german / "archer-front.png").read_bytes() != (english / "archer-front.png").read_bytes()  # other words
+    assert (german / "archer-back.png").read_bytes() == (english / "archer-back.png").read_bytes()  # no text there
+    tts = json.loads((exported / "output" / "de" / "tale" / "tts" / "tale.hero-1.json").read_text(encoding="utf-8"))
+    assert tts["cards"] == ["archer", "knight", "healer"] and tts["face"] == "tale.hero-1.png"
+    assert (exported / "output" / "de" / "tale" / "tts" / "tale.hero-1.png").is_file()
+    assert not (exported / "output" / "tale" / "tts").exists()
+
+
+class Cards(HTMLParser):
+    """The gallery's card figures: id -> attributes, and the text of each card's fallback badge."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: list[dict[str, str | None]] = []
+        self.badges: dict[int, str] = {}
+        self._in_badge = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "figure":
+            self.figures.append(found)
+        if tag == "span" and found.get("class") == "fallback":
+            self._in_badge = True
+
+    def handle_data(self, data: str) -> None:
+        if self._in_badge:
+            self.badges[len(self.figures) - 1] = data
+            self._in_badge = False
+
+
+def test_gallery_marks_the_cards_drawn_with_fallback_text(tmp_path: Path) -> None:
+    game = copy_project(tmp_path)
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "healer/ability", "")
+    done = pnp(game, "export", "gallery", "--lang", "de", "--dpi", "20")
+    assert done.returncode == 1
+    line = msgstr_line(po, "healer/ability")
+    assert f"translations/de.po:{line}:1: error[missing-translation]" in done.stdout
+    assert "(--lang de --fallback draws the en text)" in done.stdout
+    done = pnp(game, "export", "gallery", "--lang", "de", "--fallback", "--dpi", "20")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pnp export gallery --lang de: 7 written" in done.stderr
+    page = Cards()
+    html = (game / "output" / "de" / "gallery" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="de">' in html
+    page.feed(html)
+    by_id = {str(f["id"]): (i, f) for i, f in enumerate(page.figures) if str(f.get("id", "")).startswith("card-")}
+    marks = {str(f["data-name"]): f for _, f in by_id.values()}  # translated name, then id
+    healer = marks["heilerin healer"]
+    assert json.loads(str(healer["data-fallback"])) == ["ability"]
+    assert "has-fallback" in str(healer["class"])
+    healer_index = next(i for i, f in by_id.values() if f is healer)
+    assert page.badges[healer_index] == "en text"
+    archer = marks["bogenschutzin archer"]
+    assert "data-fallback" not in archer and "has-fallback" not in str(archer["class"])
+    assert len(page.badges) == 1
+    # build says how many texts fell back
+    done = pnp(game, "build", "--lang", "de", "--fallback")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "pnp build --lang de: 1 text fell back to en" in done.stderr
+    assert "fell back" not in pnp(game, "build", "--lang", "pl").stderr
+
+
+def test_sheet_strings_are_extracted_checked_and_built(tmp_path: Path) -> None:
+    game = copy_project(tmp_path)
+    (game / "sheets").mkdir()
+    sheet = game / "sheets" / "heroes.yaml"
+    sheet.write_text(SHEET, encoding="utf-8")
+    assert pnp(game, "translate", "extract").returncode == 0
+    po = game / "translations" / "de.po"
+    text = po.read_text(encoding="utf-8")
+    assert '#: sheets/heroes.yaml:4\nmsgctxt "sheet:heroes/title"\nmsgid "Hero reference"\nmsgstr ""' in text
+    assert '#: sheets/heroes.yaml:16\nmsgctxt "sheet:heroes/blocks/2/columns/0/header"\nmsgid "Hero"' in text
+    assert "{{ h.name }}" not in text  # templates show fields, which are translated as fields
+    status, problems = check(game, "--no-render")
+    assert status == 0
+    assert [(p["line"], p["code"]) for p in problems if p["file"] == "translations/de.po"] == sorted(
+        (msgstr_line(po, context), "missing-translation") for context in SHEET_GERMAN
+    )
+    for context, german in SHEET_GERMAN.items():
+        set_msgstr(po, context, german)
+    set_msgstr(game / "translations" / "pl.po", "sheet:heroes/title", "Bohaterowie")
+    _, problems = check(game, "--no-render", "--select", "translations")
+    assert [p for p in problems if p["file"] == "translations/de.po"] == []
+    # built in German: the sheet's headings, labels and the records' fields it shows
+    done = pnp(game, "build", "--lang", "de")
+    assert done.returncode == 0, done.stdout + done.stderr
+    aid = page_text(game / "output" / "de" / "tale" / "aids" / "heroes.pdf")
+    for german in (
+        "Heldenübersicht",
+        "Fähigkeiten",
+        "Würfle zweimal",
+        "Heldin",
+        "Fähigkeit",
+        "Bogenschützin",
+        "schwach",
+    ):
+        assert german in aid, aid
+    for english in ("Hero reference", "Abilities", "Roll", "Archer", "weak"):
+        assert english not in aid, aid
+    # markup that differs, then a stale entry after the English heading changes, then an unknown pointer
+    set_msgstr(po, "sheet:heroes/blocks/1/text", "Würfle zweimal für jeden Helden.")
+    sheet.write_text(SHEET.replace("text: Abilities", "text: Hero abilities"), encoding="utf-8")
+    text = po.read_text(encoding="utf-8")
+    po.write_text(text.replace('msgctxt "sheet:heroes/title"', 'msgctxt "sheet:heroes/blocks/9/text"'))
+    _, problems = check(game, "--no-render", "--select", "translations")
+    assert sorted(codes([p for p in problems if p["file"] == "translations/de.po"])) == sorted(
+        [
+            ("translations/de.po", msgstr_line(po, "sheet:heroes/blocks/9/text"), "error", "unknown-translation"),
+            ("translations/de.po", msgstr_line(po, "sheet:heroes/blocks/0/text"), "warning", "stale-translation"),
+            ("translations/de.po", msgstr_line(po, "sheet:heroes/blocks/1/text"), "error", "translation-markup"),
+            ("translations/de.po", 1, "warning", "missing-translation"),  # the title's entry is gone
+        ]
+    )
+    messages = {p["code"]: p["message"] for p in problems if p["file"] == "translations/de.po"}
+    assert "sheet 'heroes' has no fixed text at /blocks/9/text" in messages["unknown-translation"]
+    assert "was 'Abilities', now 'Hero abilities'" in messages["stale-translation"]
+
+
+def test_a_language_build_draws_each_card_once(tmp_path: Path) -> None:
+    """Check and overflow location share the build's own drawing: 3 cards, front and back, 6 faces."""
+    from pnp.build import BuildOptions, run_build
+    from pnp.config import load_project
+    from pnp.render import FACES_DRAWN
+
+    game = copy_project(tmp_path)
+    project = load_project(game)
+    drawn = []
+    for options in (BuildOptions(lang="de"), BuildOptions(lang="pl", force=True), BuildOptions(force=True)):
+        before = FACES_DRAWN["tale-hero"]
+        result = run_build(project, options)
+        assert result.exit_code == 0 and result.written, result.problems
+        drawn.append(FACES_DRAWN["tale-hero"] - before)
+    assert drawn == [6, 6, 6]
+
+
+def test_an_export_stops_on_overflow_located_in_the_catalog(tmp_path: Path) -> None:
+    from test_translate import LONG_GERMAN
+
+    game = copy_project(tmp_path)
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "archer/ability", LONG_GERMAN)
+    done = pnp(game, "export", "printshop", "--lang", "de")
+    assert done.returncode == 1
+    assert f"translations/de.po:{msgstr_line(po, 'archer/ability')}:1: error[text-overflow]: de: record 'archer'" in (
+        done.stdout
+    )
+    assert not (game / "output" / "de" / "tale" / "printshop").exists()
+    assert pnp(game, "export", "printshop", "--lang", "pl").returncode == 0
