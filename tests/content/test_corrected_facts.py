@@ -282,7 +282,10 @@ def _rule(record: dict[str, Any], title: str) -> str:
 def test_mk_rules_point_to_the_rulebook_where_the_seed_is_garbled_or_cut(by_id: dict[str, dict[str, Any]]) -> None:
     seed_has(MK, "which of the Apocalypse Dragon’s turns it is this Round, as shown in the table below.")
     assert "(see the rulebook, page 31)" in _rule(by_id["against-the-dragon"], "The Dragon's turn")
-    seed_has(MK, "to take them to their preferred site to destroy,\nin which case they will only move 1 space, or\nnot move at all")
+    seed_has(
+        MK,
+        "to take them to their preferred site to destroy,\nin which case they will only move 1 space, or\nnot move at all",
+    )
     turn = _rule(by_id["apocalypse-is-here"], "Horsemen's turn")
     assert "How far it moves each turn: see the rulebook, page 36." in turn
     assert "only 1 space if that is enough" in turn and "not at all if it was placed on one" in turn
