@@ -234,3 +234,61 @@ def test_horsemen_map_diagram_page(by_id: dict[str, dict[str, Any]]) -> None:
     record = by_id["against-the-horsemen"]
     assert record["page"] == 28
     assert not any("diagram" in note for note in record["setup_notes"])  # the sheet points to page 28 once
+
+
+def _tower_pool(record: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(record["map"], ensure_ascii=False)
+    assert "tile-hash-f1" in text
+    pools = [
+        pool
+        for group in record["map"]["tiles"]
+        for pick in group.get("picks", [])
+        for pool in pick.get("pools", [])
+        if pool.get("faction") == "tower"
+    ]
+    assert len(pools) == 1
+    return pools[0]
+
+
+def test_scenario_1_prints_the_tower_tile_codes_as_the_rulebook_does(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "2 × random tile from Castle (F3, F6, F9), Tower (F1–F3), Fortress (F13–F15), and Rampart")
+    seed_has(H3, "Castle (F3, F6, F9), Tower (#F1–#F3, #F7), Fortress (F13–F15), Rampart (F10–F12).")
+    first = _tower_pool(by_id["troubled-walking-on-clouds"])
+    assert first["codes_printed"] == "F1–F3"  # what the sheet prints
+    assert first["tiles"] == ["tile-hash-f1", "tile-hash-f2", "tile-hash-f3"]  # the reading, in source.note
+    fourth = _tower_pool(by_id["master-of-the-elements"])
+    assert "codes_printed" not in fourth  # scenario 4 prints the tiles' own codes
+    assert [by_id[t]["code"] for t in fourth["tiles"]] == ["#F1", "#F2", "#F3", "#F7"]
+
+
+def test_unit_phases_from_worked_examples_are_inferences(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H4, "For example, Phase 3 has come in the Round, and a Bandit from the enemy front line attacks")
+    seed_has(H4, "By the time the Golden Golems' turn to attack comes in Phase 7")
+    for unit_id, phase in (("homm4-bandits", 3), ("homm4-golden-golems", 7)):
+        unit = by_id[unit_id]
+        assert unit["phase"] == phase and unit["inferred"] == ["phase"]
+        assert "inferred" in unit["source"]["note"]
+    # stated as facts about the units, not only as an example's turn of events: kept as facts
+    seed_has(H4, "The Bandit's Melee attack value is 1")
+    seed_has(H4, "Level 2 Golden Golems add 2 to their defense value of 7.")
+    assert by_id["homm4-bandits"]["melee_attack"] == 1
+    assert (by_id["homm4-golden-golems"]["level"], by_id["homm4-golden-golems"]["defense"]) == (2, 7)
+
+
+def _rule(record: dict[str, Any], title: str) -> str:
+    return str(next(r["text"] for r in record["special_rules"] if r["title"] == title))
+
+
+def test_mk_rules_point_to_the_rulebook_where_the_seed_is_garbled_or_cut(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(MK, "which of the Apocalypse Dragon’s turns it is this Round, as shown in the table below.")
+    assert "(see the rulebook, page 31)" in _rule(by_id["against-the-dragon"], "The Dragon's turn")
+    seed_has(
+        MK,
+        "to take them to their preferred site to destroy,\nin which case they will only move 1 space, or\nnot move at all",
+    )
+    turn = _rule(by_id["apocalypse-is-here"], "Horsemen's turn")
+    assert "How far it moves each turn: see the rulebook, page 36." in turn
+    assert "only 1 space if that is enough" in turn and "not at all if it was placed on one" in turn
+    seed_has(MK, "♦ A new tile (no matter which type).")
+    new_tiles = _rule(by_id["first-reconnaissance"], "New tiles")
+    assert "prints only its opening" not in new_tiles and "Game Walkthrough in the base game" in new_tiles

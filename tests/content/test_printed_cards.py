@@ -273,3 +273,66 @@ def test_aids_print_every_quest_and_hero_faq(
     assert len(quest_faqs) >= 5 and "Improve Fate & Change Fate: The card you discard cannot be a Wound." in hero_faqs
     assert [f for f in quest_faqs if " ".join(f.split()) not in quests] == []
     assert [f for f in hero_faqs if f not in rules] == []
+
+
+def _faces(pages: list[tuple[str, str, list[dict[str, Any]]]], pdf: str, title: str) -> list[str]:
+    """The text of the print-shop pages (one card face each) of `pdf` whose first line is `title`."""
+    return [text for where, text, _ in pages if f"printshop/{pdf}" in where and text.split("\n")[0] == title]
+
+
+def test_spells_with_only_a_campaign_ai_rule_print_a_short_strip(built: Path) -> None:
+    """Chain Lightning, Fireball, Stone Skin...: no effect text, so no tall near-empty text box; the
+    emblem takes the space and the AI rule sits in a strip of its own."""
+    text_box = (0.984314, 0.964706, 0.909804)  # the layout's text box fill, #fbf6e8
+    mm = 72 / 25.4
+    seen = {}
+    with pdfplumber.open(built / "homm3-conflux" / "printshop" / "homm3.spell.pdf") as pdf:
+        for page in pdf.pages:
+            title = (page.extract_text() or "").split("\n")[0]
+            boxes = [c for c in page.curves if tuple(round(v, 6) for v in c["non_stroking_color"] or ()) == text_box]
+            if title in ("Chain Lightning", "Fireball", "Stone Skin", "Cure", "Fire Shield", "Weakness", "Blind"):
+                seen[title] = [round(b["height"] / mm, 1) for b in boxes]
+                ai = [c for c in page.chars if c["text"] == "M" and title in ("Chain Lightning", "Fireball")]
+                for box in boxes:
+                    assert all(box["top"] <= c["top"] and c["bottom"] <= box["bottom"] for c in ai)
+    for title in ("Chain Lightning", "Fireball", "Stone Skin", "Cure", "Fire Shield", "Weakness"):
+        assert len(seen[title]) == 1 and seen[title][0] <= 12, (title, seen[title])
+    assert seen["Blind"][0] > 30  # a spell with effect text keeps its text box
+
+
+def test_unit_cards_print_known_stats_and_no_inferred_phase(
+    pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    # 001_84a3812162bd4827.txt: "a Stack of three Golden Golems (which are Level 2 Creatures)"
+    golems = _faces(pages, "homm4.unit.pdf", "Golden Golems")
+    assert golems and all("LEVEL" in t and "2" in t for t in golems)
+    # the Phases of both units come only from worked examples ("Phase 3 has come in the Round, and
+    # a Bandit ... attacks"; "the Golden Golems' turn to attack comes in Phase 7"): marked inferred
+    bandits = _faces(pages, "homm4.unit.pdf", "Bandits")
+    assert bandits and golems
+    assert not [t for t in bandits + golems if "PHASE" in t]
+
+
+def test_sheets_print_tile_codes_as_the_rulebook_prints_them(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    def text_of(fragment: str) -> str:
+        return " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if fragment in where)
+
+    # 000_6347cdb41225c97f.txt, scenario 1: "... Castle (F3, F6, F9), Tower (F1–F3), Fortress (F13–F15) ..."
+    first = text_of("setup/troubled-walking-on-clouds.pdf")
+    assert "Tower: Tower Far tile (F1–F3)" in first and "#F" not in first
+    # scenario 4: "... Castle (F3, F6, F9), Tower (#F1–#F3, #F7), Fortress (F13–F15) ..."
+    assert "Tower: Tower Far tile (#F1, #F2, #F3, #F7)" in text_of("setup/master-of-the-elements.pdf")
+
+
+def test_mk_sheets_point_to_the_rulebook_for_what_they_do_not_reproduce(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    def text_of(fragment: str) -> str:
+        return " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if fragment in where)
+
+    # 002_27974ad6e42770ae.txt: "... as shown in the table below." (the table's text is garbled)
+    assert "(see the rulebook, page 31)" in text_of("setup/against-the-dragon.pdf")
+    # "2. T ... turn, unless moving fewer spaces is enough ... they will only move 1 space" (cut off)
+    assert "How far it moves each turn: see the rulebook, page 36." in text_of("setup/apocalypse-is-here.pdf")
