@@ -183,7 +183,9 @@ def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
 
     renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project))
     faces, _ = expand_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
-    return Part(path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back)
+    return Part(
+        path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape
+    )
 
 
 def _build_sheets(loaded: LoadedProject, project: Project, options: BuildOptions, manifest: Manifest) -> list[Any]:
