@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import jsonschema_rs
 from jinja2 import nodes
@@ -123,6 +123,12 @@ class Layout:
     def has_back(self) -> bool:
         """False for `"back": null` (or no back): fronts only."""
         return isinstance(self.data.get("back"), dict)
+
+    @property
+    def cutting(self) -> str | None:
+        """The layout's own cutting style (`butted` or `gutter`), or None: the build's."""
+        value = self.data.get("cutting")
+        return value if isinstance(value, str) else None
 
     @property
     def scale(self) -> float:
@@ -287,10 +293,35 @@ def layout_paths(folder: Path) -> list[Path]:
     return sorted(p for p in found if p.name != "icons.json")
 
 
+def face_entries(data: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every face a layout draws, as (name, JSON pointer, face data): "front", "back", and for a
+    back chosen per record (`{"by": FIELD, "choices": {...}, "default": {...}}`) "back" (its
+    default) and "back/VALUE" for each choice. Absent faces are left out."""
+    entries = []
+    front = data.get("front")
+    if isinstance(front, dict):
+        entries.append(("front", "/front", front))
+    back = data.get("back")
+    if isinstance(back, dict) and is_back_choice(back):
+        if isinstance(back.get("default"), dict):
+            entries.append(("back", "/back/default", back["default"]))
+        for value, face in (back.get("choices") or {}).items():
+            if isinstance(face, dict):
+                entries.append((f"back/{value}", "/back/choices/" + value.replace("~", "~0").replace("/", "~1"), face))
+    elif isinstance(back, dict):
+        entries.append(("back", "/back", back))
+    return entries
+
+
+def is_back_choice(back: Any) -> TypeGuard[dict[str, Any]]:
+    """A back chosen per record by a field (`by`), rather than one face for every record."""
+    return isinstance(back, dict) and "by" in back
+
+
 def _untyped_element(data: dict[str, Any]) -> str:
     """The first element of the resolved layout that has no type ('' when all have one)."""
-    for face in ("front", "back"):
-        elements = (data.get(face) or {}).get("elements") or []
+    for face, _, face_data in face_entries(data):
+        elements = face_data.get("elements") or []
         for index, element in enumerate(elements):
             if isinstance(element, dict) and "type" not in element:
                 return repr(element.get("name", f"{face}[{index}]"))
@@ -303,7 +334,13 @@ def merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     for key, value in child.items():
         if key in ("extends", "abstract", "kinds"):
             out[key] = value
-        elif key in ("front", "back") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        elif (
+            key in ("front", "back")
+            and isinstance(value, dict)
+            and isinstance(out.get(key), dict)
+            and not is_back_choice(value)
+            and not is_back_choice(out[key])
+        ):  # a back chosen per record replaces the parent's back whole
             out[key] = _merge_face(out[key], value)
         elif key == "palettes" and isinstance(out.get(key), dict):
             palettes = out[key]
@@ -334,22 +371,20 @@ def _merge_face(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
 def iter_templates(layout_file: LayoutFile) -> Iterator[tuple[str, str, bool]]:
     """(pointer, source, is_expression) of every template in one layout file."""
     data = layout_file.data
-    for face in ("front", "back"):
-        face_data = data.get(face)
-        if not isinstance(face_data, dict):
-            continue
+    for _, at, face_data in face_entries(data):
         for key in ("background",):
             if isinstance(face_data.get(key), str) and "{{" in face_data[key]:
-                yield f"/{face}/{key}", face_data[key], False
+                yield f"{at}/{key}", face_data[key], False
         for i, element in enumerate(face_data.get("elements", [])):
             for key in TEMPLATE_KEYS:
                 if isinstance(element.get(key), str):
-                    yield f"/{face}/elements/{i}/{key}", element[key], False
+                    yield f"{at}/elements/{i}/{key}", element[key], False
             for key in ("fill", "stroke", "color"):
                 if isinstance(element.get(key), str) and "{{" in element[key]:
-                    yield f"/{face}/elements/{i}/{key}", element[key], False
+                    yield f"{at}/elements/{i}/{key}", element[key], False
             if isinstance(element.get("when"), str):
-                yield f"/{face}/elements/{i}/when", element["when"], True
+                yield f"{at}/elements/{i}/when", element["when"], True
+
     if isinstance(data.get("copies"), str):
         yield "/copies", data["copies"], False
     for name, spec in (data.get("expand") or {}).items():
@@ -396,6 +431,15 @@ def check_layouts(
         if allowed is None:
             continue
         for layout_file in layout.chain:
+            back = layout_file.data.get("back")
+            if is_back_choice(back) and back["by"] not in allowed:
+                close = difflib.get_close_matches(back["by"], sorted(allowed), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                message = (
+                    f"the back is chosen by field {back['by']!r}, which {', '.join(layout.kinds)} records do not have "
+                    f"(layout {layout.name!r}); {hint}fields: {', '.join(sorted(allowed))}"
+                )
+                yield layout_file.source, Finding("unknown-layout-field", message, "/back/by")
             for pointer, source, expression in iter_templates(layout_file):
                 try:
                     used = fields_read(layouts.env, source, expression)
