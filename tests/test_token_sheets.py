@@ -167,3 +167,22 @@ def test_the_token_sheet_is_byte_identical_when_built_again(built: tuple[Path, s
     done = pnp(project, "build", "--force")
     assert done.returncode == 0, done.stderr
     assert (project / "output" / "tok.pdf").read_bytes() == first
+
+
+def test_fold_puts_each_back_beside_its_front_across_the_fold(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "token_project", project, ignore=shutil.ignore_patterns("output"))
+    done = pnp(project, "build", "--duplex", "fold")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with pdfplumber.open(project / "output" / "tok.pdf") as pdf:
+        first = pdf.pages[0]
+        words = [
+            (w["text"], (w["x0"] + w["x1"]) / 2 / MM, (first.height - (w["top"] + w["bottom"]) / 2) / MM)
+            for w in first.extract_words()
+            if w["text"][0] in "sh" and w["text"][1:].isdigit()
+        ]
+    assert words
+    for token in {t for t, _, _ in words}:
+        (front_x, front_y), (back_x, back_y) = sorted((x, y) for t, x, y in words if t == token)
+        assert front_x + SIZES[token[0]][0] / 2 <= A4_WIDTH / 2 and abs(front_y - back_y) < 0.1, token
+        assert abs((A4_WIDTH - back_x) - front_x) < 0.1, (token, front_x, back_x)  # mirrored about the fold line
