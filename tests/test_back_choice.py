@@ -5,24 +5,14 @@ locating a back chosen by a field the kind does not have."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pdfplumber
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.runpnp import copy_project, pnp
+
 MM = 72 / 25.4
-
-
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
-    )
 
 
 def _face(word: str, colour: str) -> dict[str, object]:
@@ -31,7 +21,7 @@ def _face(word: str, colour: str) -> dict[str, object]:
 
 
 def _project(target: Path, by: str) -> Path:
-    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    copy_project("build_project", target)
     layout = target / "layouts" / "test-card.json"
     data = json.loads(layout.read_text())
     data["back"] = {

@@ -5,23 +5,13 @@ are read from the crop marks of each built file."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pdfplumber
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.runpnp import copy_project, pnp
+
 MM = 72 / 25.4
-
-
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
-    )
 
 
 def trim_xs(path: Path) -> list[float]:
@@ -39,7 +29,7 @@ def trim_xs(path: Path) -> list[float]:
 
 def test_a_layout_chooses_its_own_cutting_style(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    shutil.copytree(ROOT / "tests" / "build_project", project, ignore=shutil.ignore_patterns("output"))
+    copy_project("build_project", project)
     layout = project / "layouts" / "test-spell.json"
     layout.write_text(json.dumps({**json.loads(layout.read_text()), "cutting": "gutter"}))
     toml = (project / "pnp.toml").read_text()

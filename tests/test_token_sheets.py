@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pdfplumber
 import pytest
 from pypdf import PdfReader
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.runpnp import copy_project, pnp
+
 MM = 72 / 25.4
 A4_WIDTH, A4_HEIGHT = 210.0, 297.0  # mm
 BLEED = 2.0  # every token layout's bleed, mm
@@ -24,17 +21,10 @@ SIZES = {"d": (20.0, 20.0), "s": (25.0, 25.0), "h": (30 * 2 / math.sqrt(3), 30.0
 COUNTS = {"d": 24, "s": 12, "h": 12}  # cards/
 
 
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
-    )
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     project = tmp_path_factory.mktemp("tokens") / "project"
-    shutil.copytree(ROOT / "tests" / "token_project", project, ignore=shutil.ignore_patterns("output"))
+    copy_project("token_project", project)
     done = pnp(project, "build")
     assert done.returncode == 0, done.stdout + done.stderr
     return project, done.stderr
@@ -171,7 +161,7 @@ def test_the_token_sheet_is_byte_identical_when_built_again(built: tuple[Path, s
 
 def test_fold_puts_each_back_beside_its_front_across_the_fold(tmp_path: Path) -> None:
     project = tmp_path / "project"
-    shutil.copytree(ROOT / "tests" / "token_project", project, ignore=shutil.ignore_patterns("output"))
+    copy_project("token_project", project)
     done = pnp(project, "build", "--duplex", "fold")
     assert done.returncode == 0, done.stdout + done.stderr
     with pdfplumber.open(project / "output" / "tok.pdf") as pdf:
