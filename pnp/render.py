@@ -294,8 +294,9 @@ class Renderer:
         """The face to draw: for a back chosen per record, the choice its field names, else the default."""
         if face != "back" or self.back_by is None:
             return face
-        chosen = f"back/{_choice_value(record.get(self.back_by))}"
-        return chosen if chosen in self.faces else "back"
+        value = record.get(self.back_by)
+        chosen = f"back/{_choice_value(value)}"
+        return chosen if value is not None and chosen in self.faces else "back"
 
     def _prepare(self, data: dict[str, Any], at: str) -> tuple[Any, list[Element]]:
         face = at[1:]  # elements are named and located by their pointer: "back/choices/red/elements/0"
@@ -893,7 +894,7 @@ def _choice_value(value: Any) -> str:
     """A field's value as a back choice's name: text as it is, numbers and booleans as JSON writes them."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    return "" if value is None else str(value)
+    return str(value)
 
 
 def _split_stat(element: Element) -> list[Element]:
