@@ -6,6 +6,9 @@ each face's drawing on a per-kind page (marked content, FACE_TAG), each face bec
 XObject of its own and is placed, clipped to its bleed, at its slot on the shared sheet; the
 combined file costs no rendering and shows exactly the per-kind faces.
 Backs go to the back slot of their front, so duplex stays aligned.
+Tokens of several sizes share token sheets instead (pnp.shelf) where that takes fewer sheets:
+there each face keeps its whole bleed (its own clip, cut back in its kind's butted file, is
+widened again) and gets its own cut guide.
 """
 
 from __future__ import annotations
