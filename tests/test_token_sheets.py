@@ -176,3 +176,19 @@ def test_fold_puts_each_back_beside_its_front_across_the_fold(tmp_path: Path) ->
         (front_x, front_y), (back_x, back_y) = sorted((x, y) for t, x, y in words if t == token)
         assert front_x + SIZES[token[0]][0] / 2 <= A4_WIDTH / 2 and abs(front_y - back_y) < 0.1, token
         assert abs((A4_WIDTH - back_x) - front_x) < 0.1, (token, front_x, back_x)  # mirrored about the fold line
+
+
+def test_short_edge_backs_mirror_their_fronts_top_to_bottom(tmp_path: Path) -> None:
+    project = copy_project("token_project", tmp_path / "project")
+    done = pnp(project, "build", "--duplex", "short")
+    assert done.returncode == 0, done.stdout + done.stderr
+    with pdfplumber.open(project / "output" / "tok.pdf") as pdf:
+        fronts, backs = centres(pdf.pages[0]), centres(pdf.pages[1])
+    assert sorted(backs) == sorted(t for t in fronts if t[0] in "sh")
+    for kind in "sh":
+        # turned over the short edge: same x, y mirrored (a label's centre sits a fixed fraction of a
+        # millimetre off its trim's, on both sides alike, so front y + back y is one constant)
+        sums = [y + fronts[t][1] for t, (_, y) in backs.items() if t[0] == kind]
+        assert max(sums) - min(sums) < 0.1 and abs(sums[0] - A4_HEIGHT) < 0.5, (kind, sums)
+    for token, (x, _) in backs.items():
+        assert abs(x - fronts[token][0]) < 0.1, token
