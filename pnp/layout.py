@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -316,6 +316,47 @@ def face_entries(data: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 def is_back_choice(back: Any) -> TypeGuard[dict[str, Any]]:
     """A back chosen per record by a field (`by`), rather than one face for every record."""
     return isinstance(back, dict) and "by" in back
+
+
+def choice_value(value: Any) -> str:
+    """A field's value as the name of a back choice: text as it is, numbers and booleans as JSON writes them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def unused_back_choices(
+    layouts: LayoutSet, records_of: Callable[[str], Iterable[dict[str, Any]]]
+) -> Iterator[tuple[RecordFile, Finding]]:
+    """A warning at each back choice that no record of the layout's kinds selects (a typo in a
+    choice's name, or in the records' values, silently gives those records the default back)."""
+    for layout in layouts.layouts.values():
+        back = layout.data.get("back")
+        if not is_back_choice(back) or not isinstance(back.get("choices"), dict):
+            continue
+        own = next((f for f in reversed(layout.chain) if is_back_choice(f.data.get("back"))), layout.chain[-1])
+        kinds = [kind for kind in layout.kinds if layouts.by_kind.get(kind) is layout]
+        values: set[str] = set()
+        seen = False
+        for kind in kinds:
+            for record in records_of(kind):
+                seen = True
+                if record.get(back["by"]) is not None:
+                    values.add(choice_value(record[back["by"]]))
+        if not seen:
+            continue
+        for name in back["choices"]:
+            if name in values:
+                continue
+            close = difflib.get_close_matches(name, sorted(values), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            shown = ", ".join(repr(v) for v in sorted(values)[:12]) or "none"
+            message = (
+                f"back choice {name!r} is chosen by no {', '.join(kinds)} record (their {back['by']!r}: {shown}), "
+                f"so it is never printed; {hint}name the choice after a value the records hold, or remove it"
+            )
+            pointer = "/back/choices/" + name.replace("~", "~0").replace("/", "~1")
+            yield own.source, Finding("unused-back-choice", message, pointer, at_key=True)
 
 
 def _untyped_element(data: dict[str, Any]) -> str:

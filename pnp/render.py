@@ -25,7 +25,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
-from pnp.layout import Layout, compile_message, face_entries, is_back_choice, template_env
+from pnp.layout import Layout, choice_value, compile_message, face_entries, is_back_choice, template_env
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.markup import MARKUP
@@ -295,7 +295,7 @@ class Renderer:
         if face != "back" or self.back_by is None:
             return face
         value = record.get(self.back_by)
-        chosen = f"back/{_choice_value(value)}"
+        chosen = f"back/{choice_value(value)}"
         return chosen if value is not None and chosen in self.faces else "back"
 
     def _prepare(self, data: dict[str, Any], at: str) -> tuple[Any, list[Element]]:
@@ -888,13 +888,6 @@ def _layers(
         else:
             runs[target][1].append(element)
     return runs
-
-
-def _choice_value(value: Any) -> str:
-    """A field's value as a back choice's name: text as it is, numbers and booleans as JSON writes them."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
 
 
 def _split_stat(element: Element) -> list[Element]:
