@@ -34,6 +34,13 @@ of the build) have the same number of pages (two per sheet of nine cards with ba
 and the first sheet of fronts holds the same words in both.
 It prints a markdown table (with the PDF size ratio) and, per deck, each target of issue 16 and:
 `poker 10k: pnp X s, raw reportlab Y s (X/Y = R), PDF S x, peak RSS M MB, no-change rebuild Z s`.
+
+A multi-kind combined file (issue 17), at each of `--combined-sizes` (default 1000 and 10000,
+one run each): the `bench` deck with every other record made a second kind of the same
+size and layout, so its game has a combined file packing both kinds on shared sheets; the time
+of that file is a full `pnp build --force` minus `pnp build --force bench.card bench.spare` (a
+build naming its kinds writes no combined file). Verified: the combined file takes one grid,
+ceil(cards / 9) sheets, as `pnp build` prints, with a back page each.
 """
 
 from __future__ import annotations
@@ -699,6 +706,79 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
     )
 
 
+# --- a multi-kind combined file ------------------------------------------------------------------------------------
+
+SPARE_KIND = "bench.spare"
+
+
+@dataclass
+class CombinedResult:
+    cards: int
+    full: Timed  # pnp build --force: both kinds' files and the combined file
+    kinds_only: Timed  # pnp build --force KIND SPARE_KIND: the kinds' files only (a partial build skips it)
+    sheets: int
+    combined_pdf_bytes: int
+    failures: list[str]
+
+    @property
+    def combined_s(self) -> float:
+        return self.full.best - self.kinds_only.best
+
+
+def split_kinds(root: Path) -> None:
+    """Every other record of a `bench` project becomes a second kind, drawn by the same layout
+    (a copy), so the game has two kinds of one size: a combined file that packs both."""
+    schema = json.dumps(card_schema(), indent=2).replace(KIND, SPARE_KIND)  # its $id and its kind
+    (root / "schemas" / f"{SPARE_KIND}.schema.json").write_text(schema + "\n", encoding="utf-8")
+    layout = {**card_layout(), "kinds": [SPARE_KIND]}
+    (root / "layouts" / f"{SPARE_KIND}.json").write_text(json.dumps(layout, indent=2) + "\n", encoding="utf-8")
+    for path in sorted((root / "cards").glob("cards-*.json")):
+        records = json.loads(path.read_text(encoding="utf-8"))
+        data = [{**record, "kind": SPARE_KIND} if n % 2 else record for n, record in enumerate(records)]
+        path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def bench_combined(cards: int, workdir: Path) -> CombinedResult:
+    """Time the combined file of a two-kind `bench` game: a full build minus a build of the kinds
+    only (one run each, after an untimed warm-up build)."""
+    root = generate(workdir / f"combined-{cards}", cards).root
+    split_kinds(root)
+    pnp = tool("pnp")
+    failures: list[str] = []
+    run([pnp, "build", "--force"], root)  # warm-up, untimed
+    full = run([pnp, "build", "--force"], root)
+    kinds_only = run([pnp, "build", "--force", KIND, SPARE_KIND], root)
+    combined = root / "output" / f"{GAME}.pdf"
+    sheets = math.ceil(cards / PER_SHEET)  # one size: both kinds share one grid
+    if f"wrote output/{GAME}.pdf ({sheets} sheet" not in full.stderr:
+        failures.append(f"combined {cards}: pnp build did not report output/{GAME}.pdf with {sheets} sheets")
+    if not combined.exists() or page_count(combined) != 2 * sheets:
+        failures.append(f"combined {cards}: output/{GAME}.pdf is missing or has not {2 * sheets} pages")
+    if f"wrote output/{GAME}.pdf" in kinds_only.stderr:
+        failures.append(f"combined {cards}: the build of the kinds only rewrote the combined file")
+    size = combined.stat().st_size if combined.exists() else 0
+    print(
+        f"  combined {cards}: full {full.best:.3f} s, kinds only {kinds_only.best:.3f} s", file=sys.stderr, flush=True
+    )
+    return CombinedResult(cards, full, kinds_only, sheets, size, failures)
+
+
+def print_combined(results: list[CombinedResult]) -> None:
+    print(
+        f"Multi-kind combined file (`bench` deck split into {KIND} and {SPARE_KIND}, one size, A4 duplex): "
+        "one run each; combined s = full build - build of the kinds only"
+    )
+    print()
+    print("| cards | full build s | kinds only s | combined s | per 1000 cards s | sheets | combined PDF MB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r.cards:,} | {r.full.best:.2f} | {r.kinds_only.best:.2f} | {r.combined_s:.2f} "
+            f"| {r.combined_s / r.cards * 1000:.2f} | {r.sheets:,} | {r.combined_pdf_bytes / 1e6:.2f} |"
+        )
+    print()
+
+
 # --- reporting -----------------------------------------------------------------------------------------------------
 
 
@@ -752,28 +832,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="runs per command; the best is kept (default 3)")
     parser.add_argument("--keep", type=Path, help="generate the projects in DIR and keep them")
     parser.add_argument("--decks", default="bench,poker", help="comma-separated decks: bench, poker (default both)")
+    parser.add_argument(
+        "--combined-sizes",
+        default="1000,10000",
+        help="card counts of a two-kind bench game whose combined file is timed, one run each ('' for none)",
+    )
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     if not sizes or any(s < 1 for s in sizes) or args.repeat < 1:
         parser.error("sizes must be at least 1 card, repeat at least 1")
+    combined_sizes = [int(s.replace("_", "")) for s in args.combined_sizes.split(",") if s.strip()]
     decks = [deck for deck in DECKS if deck.name in args.decks.split(",")]
-    if not decks:
+    if not decks and not combined_sizes:
         parser.error(f"decks: name some of {', '.join(d.name for d in DECKS)}")
 
     sources_at_start = pnp_sources()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         results = [bench_size(d, n, args.keep.resolve(), args.repeat) for d in decks for n in sizes]
+        combined = [bench_combined(n, args.keep.resolve()) for n in combined_sizes]
     else:
         with tempfile.TemporaryDirectory(prefix="pnp-build-bench-") as tmp:
             results = [bench_size(d, n, Path(tmp), args.repeat) for d in decks for n in sizes]
+            combined = [bench_combined(n, Path(tmp)) for n in combined_sizes]
 
-    print_table(results, args.repeat, sources_at_start)
+    if results:
+        print_table(results, args.repeat, sources_at_start)
+    if combined:
+        print_combined(combined)
     status = 0
-    for r in results:
-        for failure in r.failures:
-            print(f"FAIL {failure}", file=sys.stderr)
-            status = 1
+    for failure in [f for r in results for f in r.failures] + [f for c in combined for f in c.failures]:
+        print(f"FAIL {failure}", file=sys.stderr)
+        status = 1
     for deck in decks:
         last = [r for r in results if r.deck is deck][-1]
         checks = (

@@ -20,8 +20,7 @@ def bleed_findings(renderer: Any) -> list[Finding]:
     if renderer.bleed <= 0 or renderer.shape not in ("rect", "rounded"):
         return []  # round and hex tokens are cut inside their box: its edge is no cut
     found: list[Finding] = []
-    for face in ("front", "back"):
-        _, elements = renderer.faces[face]
+    for face, (_, elements) in renderer.faces.items():
         for element in elements:
             if element.kind not in ("rect", "image"):
                 continue

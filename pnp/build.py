@@ -17,7 +17,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from pnp.config import Project
 from pnp.diagnose import code_digest, kind_digest, render_kind
-from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper
+from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
 from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, remove_output, write_bytes
 from pnp.problems import Problem, severity_of
 
@@ -125,7 +125,8 @@ def _build_checked(
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
-        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, cutting, spec.gutter)
+        own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
+        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter)
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
     progress = _progress(options.progress, sum(n for *_, n in plans if True))
@@ -140,7 +141,8 @@ def _build_checked(
             handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
         ) -> None:
             game = project.game(kind)
-            found = render_kind(loaded, layout, kind, spec, handle, f"{game.title}: {kind}", name=kind)
+            own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
+            found = render_kind(loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind)
             if localized is not None:
                 found = localized.relocate(found, kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
@@ -157,7 +159,7 @@ def _build_checked(
         progress(count)
         manifest.record(target, key)
         written.append(target)
-        sheets.append((target, sheet_count([_part(loaded, layout, kind, target)], spec)))
+        sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec)], spec)))
     for folder, entries in sorted(per_game.items()):
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
@@ -172,7 +174,7 @@ def _build_checked(
             continue
         if any(p.severity == "error" for p in problems) or not all(current(path).is_file() for path, *_ in entries):
             continue
-        parts = [_part(loaded, layout, kind, current(path)) for path, _, layout, kind in entries]
+        parts = [_part(loaded, layout, kind, current(path), spec) for path, _, layout, kind in entries]
         title = project.game(entries[0][3]).title
         if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied
             write_bytes(combined, parts[0].path.read_bytes())
@@ -189,7 +191,7 @@ def _build_checked(
     return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets))
 
 
-def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
+def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec) -> Part:
     """A kind's file as the combined file reads it: how many faces, of what size."""
     from pnp.check import load_icon_specs
     from pnp.combine import Part
@@ -198,7 +200,10 @@ def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path) -> Part:
 
     renderer = Renderer(layout, loaded.project.root, load_icon_specs(loaded.project))
     faces, _ = expand_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
-    return Part(path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back)
+    own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
+    return Part(
+        path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
+    )
 
 
 def _build_sheets(

@@ -298,7 +298,7 @@ def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding
 
 def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     """Layout checks, only when the project has layouts (keeps jinja2 out of plain checks)."""
-    from pnp.layout import LayoutSet, check_layouts
+    from pnp.layout import LayoutSet, check_layouts, unused_back_choices
     from pnp.projectfiles import check_layout_values
 
     schemas = loaded.schemas
@@ -306,6 +306,7 @@ def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Findin
     first_file = {kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)}
     yield from check_layouts(layouts, schemas.properties, first_file)
     yield from check_layout_values(layouts, loaded.project.root)
+    yield from unused_back_choices(layouts, lambda kind: (record for _, _, record in loaded.records(kind)))
 
 
 def run_check(project: Project, options: CheckOptions) -> CheckResult:

@@ -218,7 +218,7 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     "--cutting",
     type=click.Choice(["butted", "gutter"]),
     default=None,
-    help="Cards sharing cut lines, or a gutter with each card's own bleed (default: pnp.toml [build] cutting).",
+    help="Cards sharing cut lines, or a gutter with each card's own bleed (default: pnp.toml [build] cutting; a layout's own \"cutting\" wins).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even the files whose inputs did not change.")
 @click.option(

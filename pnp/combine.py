@@ -6,17 +6,35 @@ each face's drawing on a per-kind page (marked content, FACE_TAG), each face bec
 XObject of its own and is placed, clipped to its bleed, at its slot on the shared sheet; the
 combined file costs no rendering and shows exactly the per-kind faces.
 Backs go to the back slot of their front, so duplex stays aligned.
+Tokens of several sizes share token sheets instead (pnp.shelf) where that takes fewer sheets:
+there each face keeps its whole bleed (its own clip, cut back in its kind's butted file, is
+widened again) and gets its own cut guide.
 """
 
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
-from pnp.impose import Box, Grid, SheetSpec, crop_marks, fold_line, for_faces, grid, intersect, pack
+from pnp.impose import (
+    MM,
+    Box,
+    Grid,
+    ImpositionError,
+    Mark,
+    SheetSpec,
+    crop_marks,
+    fold_line,
+    for_faces,
+    grid,
+    intersect,
+    pack,
+)
 from pnp.pdf import FACE_TAG, Frame, write_frames
+from pnp.shelf import Piece, corner_ticks, hexagon, is_token, shelf_pack, spacing
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,35 +48,119 @@ class Part:
     height: float
     bleed: float
     has_back: bool
+    shape: str = "rect"  # pnp.layout's `shape`: rect, rounded, round, hex
+    spec: SheetSpec | None = None  # the sheets its own file was drawn on, when not the build's (a layout's cutting)
 
 
 @dataclass(frozen=True, slots=True)
 class _Placed:
     part: int
     index: int  # the face's number within its part
-    slot: int  # its slot on the shared sheet
+    front: Box  # its trim on the shared sheet
+    back: Box
+    front_clip: Box  # where it may paint
+    back_clip: Box
 
 
-def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[tuple[Grid, SheetSpec, list[list[_Placed]]]]:
-    """Per group of parts with one geometry (in order of first appearance): its grid, its spec
-    (fold only where some face has a back) and its sheets."""
-    groups: dict[tuple[float, float, float], list[int]] = {}
+@dataclass(frozen=True, slots=True)
+class _Sheet:
+    faces: tuple[_Placed, ...]
+    spec: SheetSpec  # duplex and bleed of this sheet's faces
+    tokens: bool = False  # a token sheet (pnp.shelf): each face keeps its whole bleed and its own cut guide
+
+
+def _part_spec(part: Part, spec: SheetSpec) -> SheetSpec:
+    return replace(for_faces(part.spec or spec, part.has_back), bleed=part.bleed)
+
+
+def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
+    """Every sheet of the combined file, in order: per geometry (in order of first appearance)
+    a shared grid; tokens of several sizes on shared token sheets where that takes fewer sheets."""
+    groups: dict[tuple[float, float, float, str], list[int]] = {}
     for number, part in enumerate(parts):
-        groups.setdefault((round(part.width, 3), round(part.height, 3), round(part.bleed, 3)), []).append(number)
-    result = []
-    for members in groups.values():
-        first = parts[members[0]]
-        group_spec = replace(for_faces(spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
-        shared = grid(first.width, first.height, group_spec)
-        sheets = pack([parts[m].faces for m in members], shared.per_sheet)
-        placed = [[_Placed(members[p], i, slot) for slot, (p, i) in enumerate(sheet)] for sheet in sheets]
-        result.append((shared, group_spec, placed))
+        own = _part_spec(part, spec)
+        key = (round(part.width, 3), round(part.height, 3), round(part.bleed, 3), own.cutting + str(own.gutter))
+        groups.setdefault(key, []).append(number)
+    gridded = {key: _grid_sheets(parts, members, spec) for key, members in groups.items()}
+    tokens = [key for key, members in groups.items() if is_token(parts[members[0]].width, parts[members[0]].height)]
+    pooled = _token_sheets(parts, [m for key in tokens for m in groups[key]], spec) if len(tokens) > 1 else None
+    if pooled is not None and len(pooled) >= sum(len(gridded[key]) for key in tokens):
+        pooled = None  # token sheets only where they save paper
+    result: list[_Sheet] = []
+    for key in groups:
+        if pooled is not None and key in tokens:
+            if key == tokens[0]:
+                result.extend(pooled)
+            continue
+        result.extend(gridded[key])
     return result
+
+
+def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet]:
+    first = parts[members[0]]
+    group_spec = replace(for_faces(first.spec or spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
+    shared = grid(first.width, first.height, group_spec)
+    sheets = pack([parts[m].faces for m in members], shared.per_sheet)
+    return [
+        _Sheet(
+            tuple(
+                _Placed(
+                    members[p],
+                    i,
+                    shared.fronts[slot],
+                    shared.backs[slot],
+                    shared.front_clips[slot],
+                    shared.back_clips[slot],
+                )
+                for slot, (p, i) in enumerate(sheet)
+            ),
+            group_spec,
+        )
+        for sheet in sheets
+    ]
+
+
+def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet] | None:
+    """Tokens of several sizes shelf-packed (pnp.shelf); None when one does not fit the page."""
+    pieces = [
+        Piece(m, parts[m].faces, parts[m].width, parts[m].height, parts[m].bleed, parts[m].shape, parts[m].has_back)
+        for m in members
+    ]
+    token_spec = replace(
+        for_faces(spec, any(p.has_back for p in pieces)), bleed=max(p.bleed for p in pieces), cutting="gutter"
+    )
+    try:
+        sheets = shelf_pack(pieces, token_spec)
+    except ImpositionError:
+        return None
+    return [
+        _Sheet(
+            tuple(
+                _Placed(
+                    s.part,
+                    s.index,
+                    s.front,
+                    s.back,
+                    _bleed_box(s.front, parts[s.part]),
+                    _bleed_box(s.back, parts[s.part]),
+                )
+                for s in sheet
+            ),
+            token_spec,
+            tokens=True,
+        )
+        for sheet in sheets
+    ]
+
+
+def _bleed_box(box: Box, part: Part) -> Box:
+    b = part.bleed
+    return Box(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b)
 
 
 def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
     """Sheets of paper the combined file takes."""
-    return sum(len(sheets) for _, _, sheets in combined_sheets(parts, spec))
+    return len(combined_sheets(parts, spec))
 
 
 def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str) -> int:
@@ -67,55 +169,60 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     import pikepdf
 
     layout = combined_sheets(parts, spec)
-    total = sum(len(sheets) for _, _, sheets in layout)
+    total = len(layout)
     frames: list[Frame] = []
-    pages: list[list[tuple[_Placed, bool, Grid]]] = []  # per page: each face, whether its back, the sheet's grid
-    number = 0
-    for shared, group_spec, sheets in layout:
-        for sheet in sheets:
-            number += 1
-            kinds = "+".join(dict.fromkeys(parts[p.part].kind for p in sheet))
-            label = f"{name}: {kinds} {number}/{total}"
-            fronts = [(p, False, shared) for p in sheet]
-            backs = [(p, True, shared) for p in sheet if parts[p.part].has_back and group_spec.duplex != "none"]
-            if group_spec.duplex == "fold":
-                pages.append(fronts + backs)
-                boxes = _boxes(fronts + backs)
-                frames.append(Frame(crop_marks(boxes, group_spec), label, fold_line(boxes, group_spec)))
-                continue
-            pages.append(fronts)
-            frames.append(Frame(crop_marks(_boxes(fronts), group_spec), f"{label}, fronts"))
-            if group_spec.duplex != "none":
-                pages.append(backs)
-                frames.append(Frame(crop_marks(_boxes(backs), group_spec), f"{label}, backs" if backs else ""))
+    pages: list[list[tuple[_Placed, bool, bool]]] = []  # per page: each face, whether its back, on a token sheet
+    for number, sheet in enumerate(layout, 1):
+        sheet_spec = sheet.spec
+        kinds = "+".join(dict.fromkeys(parts[p.part].kind for p in sheet.faces))
+        label = f"{name}: {kinds} {number}/{total}"
+        fronts = [(p, False, sheet.tokens) for p in sheet.faces]
+        backs = [(p, True, sheet.tokens) for p in sheet.faces if parts[p.part].has_back and sheet_spec.duplex != "none"]
+        if sheet_spec.duplex == "fold":
+            pages.append(fronts + backs)
+            boxes = _boxes(fronts + backs)
+            frames.append(Frame(_guides(fronts + backs, parts, sheet), label, fold_line(boxes, sheet_spec)))
+            continue
+        pages.append(fronts)
+        frames.append(Frame(_guides(fronts, parts, sheet), f"{label}, fronts"))
+        if sheet_spec.duplex != "none":
+            pages.append(backs)
+            frames.append(Frame(_guides(backs, parts, sheet), f"{label}, backs" if backs else ""))
     buffer = io.BytesIO()
     write_frames(buffer, frames, spec, title)
     buffer.seek(0)
     out = pikepdf.open(buffer)
     sources = [pikepdf.open(part.path) for part in parts]
     forms: dict[tuple[int, int], list[Any]] = {}  # the faces of each per-kind page, copied once
-    specs = [replace(for_faces(spec, part.has_back), bleed=part.bleed) for part in parts]
+    specs = [_part_spec(part, spec) for part in parts]
     grids = [grid(part.width, part.height, part_spec) for part, part_spec in zip(parts, specs, strict=True)]
     for page, placed in zip(out.pages, pages, strict=True):
         commands: list[str] = []
-        for number, (face, back, target_grid) in enumerate(placed):
+        for number, (face, back, whole) in enumerate(placed):
             part = parts[face.part]
             shared = grids[face.part]  # the grid the part's own file was drawn on
             source_page, drawn = _source(part, shared, face.index, back, specs[face.part])
             if (face.part, source_page) not in forms:
-                forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page)
+                forms[face.part, source_page] = _face_forms(
+                    out, sources[face.part], source_page, part if whole else None
+                )
             resource = pikepdf.Name(f"/PnpFace{number}")  # not add_resource's random prefix: same bytes each build
             page.add_resource(forms[face.part, source_page][drawn], pikepdf.Name.XObject, resource)
             slot = face.index % shared.per_sheet
             origin = (shared.backs if back else shared.fronts)[slot]
             source_clip = (shared.back_clips if back else shared.front_clips)[slot]
-            target = (target_grid.backs if back else target_grid.fronts)[face.slot]
-            clip = (target_grid.back_clips if back else target_grid.front_clips)[face.slot]
+            target = face.back if back else face.front
+            clip = face.back_clip if back else face.front_clip
             dx, dy = target.x - origin.x, target.y - origin.y
             moved = Box(source_clip.x + dx, source_clip.y + dy, source_clip.width, source_clip.height)
-            area = intersect(moved, clip)  # never more than the source drew of this face alone
+            area = clip if whole else intersect(moved, clip)  # never more than the source drew of this face alone
+            outline = ""
+            if whole and part.shape == "hex":  # a honeycomb's neighbours come close: the grown hexagon only
+                corners = hexagon(target, part.bleed)
+                outline = " ".join(f"{x:.4f} {y:.4f} {'m' if i == 0 else 'l'}" for i, (x, y) in enumerate(corners))
+                outline += " h W n "
             commands.append(
-                f"q {area.x:.4f} {area.y:.4f} {area.width:.4f} {area.height:.4f} re W n "
+                f"q {area.x:.4f} {area.y:.4f} {area.width:.4f} {area.height:.4f} re W n {outline}"
                 f"1 0 0 1 {dx:.4f} {dy:.4f} cm {resource} Do Q"
             )
         if commands:
@@ -129,8 +236,22 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     return total
 
 
-def _boxes(placed: list[tuple[_Placed, bool, Grid]]) -> tuple[Box, ...]:
-    return tuple((shared.backs if back else shared.fronts)[p.slot] for p, back, shared in placed)
+def _boxes(placed: list[tuple[_Placed, bool, bool]]) -> tuple[Box, ...]:
+    return tuple(p.back if back else p.front for p, back, _ in placed)
+
+
+def _guides(placed: list[tuple[_Placed, bool, bool]], parts: list[Part], sheet: _Sheet) -> tuple[Mark, ...]:
+    """Crop marks at the grid's trim lines; on a token sheet, each rectangular token's own corner
+    ticks (round and hex tokens carry their hairline cut guide, drawn with the face)."""
+    if not sheet.tokens:
+        return crop_marks(_boxes(placed), sheet.spec)
+    reach = spacing(sheet.spec.bleed, sheet.spec) / 2 - 0.5 * MM  # a token sheet's spec holds its largest bleed
+    return tuple(
+        mark
+        for p, back, _ in placed
+        if parts[p.part].shape not in ("round", "hex")
+        for mark in corner_ticks(p.back if back else p.front, reach)
+    )
 
 
 def _source(part: Part, shared: Grid, index: int, back: bool, spec: SheetSpec) -> tuple[int, int]:
@@ -144,8 +265,14 @@ def _source(part: Part, shared: Grid, index: int, back: bool, spec: SheetSpec) -
     return sheet, slot
 
 
-def _face_forms(out: Any, source: Any, page_number: int) -> list[Any]:
+_CLIP = re.compile(rb"n [-0-9. ]+ re W\*? n")
+
+
+def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = None) -> list[Any]:
     """Each face drawn on a source page, in slot order, as a form XObject of `out`.
+
+    With `whole` (a token sheet's part), each face's own clip (pnp.render's first `re W* n`,
+    cut back in its file where butted neighbours touched it) becomes its whole bleed box.
 
     The page's content is split at its lines: pnp.pdf writes each face between a line
     `/PnpFace BMC` and its matching `EMC` (reportlab puts every operator on a line of its own,
@@ -161,12 +288,14 @@ def _face_forms(out: Any, source: Any, page_number: int) -> list[Any]:
     opening = b"/" + FACE_TAG.encode() + b" BMC"
     faces: list[list[bytes]] = []
     depth = 0
+    clipped = True  # the current face's own clip is seen (or not to be changed)
     for line in lines:
         bare = line.strip()
         if depth == 0:
             if bare == opening:
                 faces.append([])
                 depth = 1
+                clipped = whole is None
             continue
         if bare.endswith((b" BMC", b" BDC")):
             depth += 1
@@ -174,6 +303,10 @@ def _face_forms(out: Any, source: Any, page_number: int) -> list[Any]:
             depth -= 1
             if depth == 0:
                 continue
+        if not clipped and whole is not None and _CLIP.fullmatch(bare):
+            clipped = True
+            b = whole.bleed
+            line = f"n {-b:.4f} {-b:.4f} {whole.width + 2 * b:.4f} {whole.height + 2 * b:.4f} re W n".encode()
         faces[-1].append(line)
     resources = out.copy_foreign(source.make_indirect(page.obj.Resources))
     box = [float(v) for v in page.mediabox]

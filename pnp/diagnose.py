@@ -135,8 +135,10 @@ def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
 
     root = loaded.project.root
     files: list[Path] = []
-    for face in ("front", "back"):
-        for element in (layout.data.get(face) or {}).get("elements", []):
+    from pnp.layout import face_entries
+
+    for _, _, face_data in face_entries(layout.data):
+        for element in face_data.get("elements", []):
             src = element.get("src")
             if isinstance(src, str) and "{" not in src:
                 files.append(root / src)

@@ -443,7 +443,7 @@ def safe_zone_problems(plan: KindPlan, preset: str | None = None) -> list[Proble
         record = face.record
         context = {**record, "record": record, "palette": renderer.palettes, **face.extra}
         for side in plan.sides:
-            _, elements = renderer.faces[side]
+            _, elements = renderer.faces[renderer.face_for(side, record)]
             for element in elements:
                 marker = (side, element.name)  # where an element sits is the layout's: once per layout
                 if marker in seen:
@@ -739,6 +739,7 @@ def _is_tts_file(kind: str, name: str) -> bool:
 def _plain_colour(plan: KindPlan) -> str:
     """The hidden face when the backs differ: a plain card in the back's background colour (grey without)."""
     back = plan.layout.data.get("back")
+    back = back.get("default") if isinstance(back, dict) and "by" in back else back  # a back chosen per record
     colour = back.get("background") if isinstance(back, dict) else None
     return colour if isinstance(colour, str) and re.fullmatch(r"#[0-9a-fA-F]{6}", colour) else PLAIN_HIDDEN
 

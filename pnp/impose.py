@@ -194,6 +194,16 @@ def _grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     return Grid(columns, rows, fronts, backs, crop_marks(fronts, spec), front_clips, back_clips)
 
 
+def with_cutting(spec: SheetSpec, cutting: str | None, gutter: float) -> SheetSpec:
+    """The spec for a layout with its own cutting style (None: the build's); `gutter` between
+    bleeds applies to the gutter style only (butted cards share their cut lines)."""
+    if cutting not in ("butted", "gutter") or cutting == spec.cutting:
+        return spec
+    return replace(
+        spec, cutting="gutter" if cutting == "gutter" else "butted", gutter=gutter if cutting == "gutter" else 0.0
+    )
+
+
 def for_faces(spec: SheetSpec, has_back: bool) -> SheetSpec:
     """The spec for faces with or without backs: fold-and-glue without backs needs no fold (the whole page)."""
     return replace(spec, duplex="none") if spec.duplex == "fold" and not has_back else spec

@@ -12,11 +12,11 @@ from __future__ import annotations
 import copy
 import difflib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import jsonschema_rs
 from jinja2 import nodes
@@ -123,6 +123,12 @@ class Layout:
     def has_back(self) -> bool:
         """False for `"back": null` (or no back): fronts only."""
         return isinstance(self.data.get("back"), dict)
+
+    @property
+    def cutting(self) -> str | None:
+        """The layout's own cutting style (`butted` or `gutter`), or None: the build's."""
+        value = self.data.get("cutting")
+        return value if isinstance(value, str) else None
 
     @property
     def scale(self) -> float:
@@ -287,10 +293,76 @@ def layout_paths(folder: Path) -> list[Path]:
     return sorted(p for p in found if p.name != "icons.json")
 
 
+def face_entries(data: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """Every face a layout draws, as (name, JSON pointer, face data): "front", "back", and for a
+    back chosen per record (`{"by": FIELD, "choices": {...}, "default": {...}}`) "back" (its
+    default) and "back/VALUE" for each choice. Absent faces are left out."""
+    entries = []
+    front = data.get("front")
+    if isinstance(front, dict):
+        entries.append(("front", "/front", front))
+    back = data.get("back")
+    if isinstance(back, dict) and is_back_choice(back):
+        if isinstance(back.get("default"), dict):
+            entries.append(("back", "/back/default", back["default"]))
+        for value, face in (back.get("choices") or {}).items():
+            if isinstance(face, dict):
+                entries.append((f"back/{value}", "/back/choices/" + value.replace("~", "~0").replace("/", "~1"), face))
+    elif isinstance(back, dict):
+        entries.append(("back", "/back", back))
+    return entries
+
+
+def is_back_choice(back: Any) -> TypeGuard[dict[str, Any]]:
+    """A back chosen per record by a field (`by`), rather than one face for every record."""
+    return isinstance(back, dict) and "by" in back
+
+
+def choice_value(value: Any) -> str:
+    """A field's value as the name of a back choice: text as it is, numbers and booleans as JSON writes them."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def unused_back_choices(
+    layouts: LayoutSet, records_of: Callable[[str], Iterable[dict[str, Any]]]
+) -> Iterator[tuple[RecordFile, Finding]]:
+    """A warning at each back choice that no record of the layout's kinds selects (a typo in a
+    choice's name, or in the records' values, silently gives those records the default back)."""
+    for layout in layouts.layouts.values():
+        back = layout.data.get("back")
+        if not is_back_choice(back) or not isinstance(back.get("choices"), dict):
+            continue
+        own = next((f for f in reversed(layout.chain) if is_back_choice(f.data.get("back"))), layout.chain[-1])
+        kinds = [kind for kind in layout.kinds if layouts.by_kind.get(kind) is layout]
+        values: set[str] = set()
+        seen = False
+        for kind in kinds:
+            for record in records_of(kind):
+                seen = True
+                if record.get(back["by"]) is not None:
+                    values.add(choice_value(record[back["by"]]))
+        if not seen:
+            continue
+        for name in back["choices"]:
+            if name in values:
+                continue
+            close = difflib.get_close_matches(name, sorted(values), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            shown = ", ".join(repr(v) for v in sorted(values)[:12]) or "none"
+            message = (
+                f"back choice {name!r} is chosen by no {', '.join(kinds)} record (their {back['by']!r}: {shown}), "
+                f"so it is never printed; {hint}name the choice after a value the records hold, or remove it"
+            )
+            pointer = "/back/choices/" + name.replace("~", "~0").replace("/", "~1")
+            yield own.source, Finding("unused-back-choice", message, pointer, at_key=True)
+
+
 def _untyped_element(data: dict[str, Any]) -> str:
     """The first element of the resolved layout that has no type ('' when all have one)."""
-    for face in ("front", "back"):
-        elements = (data.get(face) or {}).get("elements") or []
+    for face, _, face_data in face_entries(data):
+        elements = face_data.get("elements") or []
         for index, element in enumerate(elements):
             if isinstance(element, dict) and "type" not in element:
                 return repr(element.get("name", f"{face}[{index}]"))
@@ -303,7 +375,13 @@ def merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     for key, value in child.items():
         if key in ("extends", "abstract", "kinds"):
             out[key] = value
-        elif key in ("front", "back") and isinstance(value, dict) and isinstance(out.get(key), dict):
+        elif (
+            key in ("front", "back")
+            and isinstance(value, dict)
+            and isinstance(out.get(key), dict)
+            and not is_back_choice(value)
+            and not is_back_choice(out[key])
+        ):  # a back chosen per record replaces the parent's back whole
             out[key] = _merge_face(out[key], value)
         elif key == "palettes" and isinstance(out.get(key), dict):
             palettes = out[key]
@@ -334,22 +412,20 @@ def _merge_face(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
 def iter_templates(layout_file: LayoutFile) -> Iterator[tuple[str, str, bool]]:
     """(pointer, source, is_expression) of every template in one layout file."""
     data = layout_file.data
-    for face in ("front", "back"):
-        face_data = data.get(face)
-        if not isinstance(face_data, dict):
-            continue
+    for _, at, face_data in face_entries(data):
         for key in ("background",):
             if isinstance(face_data.get(key), str) and "{{" in face_data[key]:
-                yield f"/{face}/{key}", face_data[key], False
+                yield f"{at}/{key}", face_data[key], False
         for i, element in enumerate(face_data.get("elements", [])):
             for key in TEMPLATE_KEYS:
                 if isinstance(element.get(key), str):
-                    yield f"/{face}/elements/{i}/{key}", element[key], False
+                    yield f"{at}/elements/{i}/{key}", element[key], False
             for key in ("fill", "stroke", "color"):
                 if isinstance(element.get(key), str) and "{{" in element[key]:
-                    yield f"/{face}/elements/{i}/{key}", element[key], False
+                    yield f"{at}/elements/{i}/{key}", element[key], False
             if isinstance(element.get("when"), str):
-                yield f"/{face}/elements/{i}/when", element["when"], True
+                yield f"{at}/elements/{i}/when", element["when"], True
+
     if isinstance(data.get("copies"), str):
         yield "/copies", data["copies"], False
     for name, spec in (data.get("expand") or {}).items():
@@ -396,6 +472,15 @@ def check_layouts(
         if allowed is None:
             continue
         for layout_file in layout.chain:
+            back = layout_file.data.get("back")
+            if is_back_choice(back) and back["by"] not in allowed:
+                close = difflib.get_close_matches(back["by"], sorted(allowed), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                message = (
+                    f"the back is chosen by field {back['by']!r}, which {', '.join(layout.kinds)} records do not have "
+                    f"(layout {layout.name!r}); {hint}fields: {', '.join(sorted(allowed))}"
+                )
+                yield layout_file.source, Finding("unknown-layout-field", message, "/back/by")
             for pointer, source, expression in iter_templates(layout_file):
                 try:
                     used = fields_read(layouts.env, source, expression)

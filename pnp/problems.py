@@ -68,6 +68,7 @@ CODES: dict[str, Code] = {
     "layout-error": Code("error", "a layout file that is not valid"),
     "layout-unknown-kind": Code("error", "a layout for a kind with no schema"),
     "missing-layout": Code("warning", "a kind with records and no layout"),
+    "unused-back-choice": Code("warning", "a back chosen per record has a choice no record selects"),
     "text-overflow": Code("error", "text that does not fit its box even at the minimum size"),
     # translations (pnp.translate), located in translations/<lang>.po
     "catalog-error": Code("error", "a translation catalog that cannot be read"),

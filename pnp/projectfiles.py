@@ -104,7 +104,7 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
     unknown filter), palettes that do not exist, images and fonts the layout names that are missing."""
     from jinja2.exceptions import TemplateError
 
-    from pnp.layout import compile_message, iter_templates
+    from pnp.layout import compile_message, face_entries, iter_templates
 
     env = layouts.env
     for layout_file in layouts.files.values():
@@ -120,14 +120,11 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
                 message = compile_message(layout_file.name, err, env.filters)
                 yield source, Finding("template-error", message, pointer)
         palettes = _palettes(layouts, layout_file.name)
-        for face in ("front", "back"):
-            face_data = data.get(face)
-            if not isinstance(face_data, dict):
-                continue
-            at = f"/{face}"
+        for _, face_at, face_data in face_entries(data):
+            at = face_at
             yield from ((source, f) for f in _paint_findings(face_data.get("background"), at + "/background", palettes))
             for i, element in enumerate(face_data.get("elements") or []):
-                at = f"/{face}/elements/{i}"
+                at = f"{face_at}/elements/{i}"
                 for key in ("fill", "stroke", "color"):
                     yield from ((source, f) for f in _paint_findings(element.get(key), f"{at}/{key}", palettes))
                 yield from ((source, f) for f in _file_findings(root, element, at))

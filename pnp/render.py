@@ -26,7 +26,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
-from pnp.layout import Layout, compile_message, template_env
+from pnp.layout import Layout, choice_value, compile_message, face_entries, is_back_choice, template_env
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.markup import MARKUP
@@ -275,8 +275,17 @@ class Renderer:
         self.safe = float(layout.data.get("safe", 3)) * self.scale
         self.shape = layout.data.get("shape", "rect")
         self.corner = float(layout.data.get("corner_radius", 3 if self.shape == "rounded" else 0)) * self.scale
-        self.faces = {face: self._prepare(face) for face in ("front", "back")}
-        self.layers = {face: _layers(face, *prepared, self.width, self.height) for face, prepared in self.faces.items()}
+        # every face drawn: "front", "back" and, for a back chosen per record, "back/VALUE" (pnp.layout.face_entries)
+        entries = face_entries(layout.data)
+        self.faces: dict[str, tuple[Any, list[Element]]] = {"front": (None, []), "back": (None, [])}
+        self.faces.update({face: self._prepare(data, at) for face, at, data in entries})
+        self.face_pointers = {"front": "/front", "back": "/back", **{face: at for face, at, _ in entries}}
+        self.layers = {
+            face: _layers(self.face_pointers[face], *prepared, self.width, self.height)
+            for face, prepared in self.faces.items()
+        }
+        back = layout.data.get("back")
+        self.back_by: str | None = back["by"] if is_back_choice(back) else None
         self.has_back = layout.has_back
         self._family_cache: dict[str, str] = {}
         self._families: dict[tuple[tuple[str, str], ...], Family] = {}
@@ -286,8 +295,16 @@ class Renderer:
         self._setters: weakref.WeakKeyDictionary[Canvas, TextSetter] = weakref.WeakKeyDictionary()
         self._forms: weakref.WeakKeyDictionary[Canvas, dict[tuple[str, int], str | None]] = weakref.WeakKeyDictionary()
 
-    def _prepare(self, face: str) -> tuple[Any, list[Element]]:
-        data = self.layout.data.get(face) or {}
+    def face_for(self, face: str, record: dict[str, Any]) -> str:
+        """The face to draw: for a back chosen per record, the choice its field names, else the default."""
+        if face != "back" or self.back_by is None:
+            return face
+        value = record.get(self.back_by)
+        chosen = f"back/{choice_value(value)}"
+        return chosen if value is not None and chosen in self.faces else "back"
+
+    def _prepare(self, data: dict[str, Any], at: str) -> tuple[Any, list[Element]]:
+        face = at[1:]  # elements are named and located by their pointer: "back/choices/red/elements/0"
         background = data.get("background")
         if isinstance(background, str) and "{{" in background:
             background = self._compile(background, f"/{face}/background", False)
@@ -386,6 +403,7 @@ class Renderer:
         FACES_DRAWN[self.layout.name] += 1
         context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
         issues: list[Finding] = []
+        face = self.face_for(face, record)
         background = self.faces[face][0]
         local = Box(0.0, 0.0, box.width, box.height)
         canvas.saveState()
@@ -402,7 +420,9 @@ class Renderer:
                     background if isinstance(background, Template) else None,
                 )
             except DrawFailure as failure:
-                issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+                issues.append(
+                    self._failure(failure, f"{self.face_pointers[face]}/background", "the background", record)
+                )
                 fill = None
             if fill is not None:
                 self._fill_bleed(canvas, local, fill)
@@ -441,7 +461,9 @@ class Renderer:
             HANDLERS[element.kind](Drawing(self, canvas, context, box, issues, record), element)
         except DrawFailure as failure:
             if element.kind == "background":
-                issues.append(self._failure(failure, f"/{face}/background", "the background", record))
+                issues.append(
+                    self._failure(failure, f"{self.face_pointers[face]}/background", "the background", record)
+                )
                 return
             where = f"{element.pointer}/{failure.key}" if failure.key else element.pointer
             issues.append(self._failure(failure, where, f"element {element.name!r}", record))
@@ -837,7 +859,7 @@ class ImagePath(str):
 
 
 def _layers(
-    face: str, background: Any, elements: list[Element], width: float, height: float
+    at: str, background: Any, elements: list[Element], width: float, height: float
 ) -> list[tuple[bool, list[Element]]]:
     """The face's elements in painting order, grouped in runs that do or do not depend on the record.
 
@@ -848,7 +870,7 @@ def _layers(
     """
     drawn: list[Element] = []
     if isinstance(background, str):
-        drawn.append(Element("background", "background", f"/{face}/background", {"fill": background}, 0, 0, 0, 0))
+        drawn.append(Element("background", "background", f"{at}/background", {"fill": background}, 0, 0, 0, 0))
     for element in elements:
         drawn.extend(_split_stat(element) if element.kind == "stat" else [element])
     runs: list[tuple[bool, list[Element]]] = []

@@ -140,12 +140,12 @@ def _element_faces(element: dict[str, Any], key: str) -> Face:
 
 
 def _layout_elements(data: dict[str, Any]) -> Iterator[tuple[str, int, dict[str, Any]]]:
-    for face in ("front", "back"):
-        face_data = data.get(face)
-        if isinstance(face_data, dict):
-            for i, element in enumerate(face_data.get("elements", [])):
-                if isinstance(element, dict):
-                    yield face, i, element
+    from pnp.layout import face_entries
+
+    for _, at, face_data in face_entries(data):  # face: its pointer without the slash ("back/choices/red")
+        for i, element in enumerate(face_data.get("elements", [])):
+            if isinstance(element, dict):
+                yield at[1:], i, element
 
 
 def _field_faces(layouts: LayoutSet, kind: str) -> dict[str, tuple[Face, ...]]:
