@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,16 @@ MAX_BYTES = 64 * 2**20
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
 
 
-def input_digest(project: Project, options: str) -> str | None:
-    """The digest of `options`, pnp's files and the project's files; None beyond the bounds."""
+def skipped_by_build(folder: str, name: str) -> bool:
+    """Folders the build's digest leaves out: hidden ones, caches of other tools."""
+    return name.startswith(".") or name in SKIPPED_FOLDERS
+
+
+def input_digest(
+    project: Project, options: str, skipped: Callable[[str, str], bool] = skipped_by_build
+) -> str | None:
+    """The digest of `options`, pnp's files and the project's files (but the output folder and the
+    folders `skipped(parent, name)` names); None beyond the bounds."""
     hasher = hashlib.blake2b(options.encode(), digest_size=20)
     package = Path(__file__).resolve().parent
     for path in sorted(package.rglob("*")):
@@ -44,8 +53,7 @@ def input_digest(project: Project, options: str) -> str | None:
         dirs[:] = sorted(
             d
             for d in dirs
-            if not d.startswith(".")
-            and d not in SKIPPED_FOLDERS
+            if not skipped(folder, d)
             and os.path.realpath(os.path.join(folder, d)) != output
         )
         for name in sorted(names):
