@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from pnp.config import Project
-from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper
 from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, remove_output, write_bytes
 from pnp.problems import Problem, severity_of
@@ -94,6 +93,7 @@ def _build_checked(
     """Render a project that passed its check; outputs are staged by the caller's OutputRun."""
     from pnp.check import not_found_before
     from pnp.combine import sheet_count, write_combined
+    from pnp.diagnose import code_digest, kind_digest, render_kind
 
     width, height = parse_paper(options.paper)
     cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"

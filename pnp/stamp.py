@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from pnp.config import Project
-from pnp.output import atomic_write
 
 STAMP = ".pnp-stamp.json"
 MAX_FILES = 20_000
@@ -40,11 +39,8 @@ def input_digest(
     """The digest of `options`, pnp's files and the project's files (but the output folder and the
     folders `skipped(parent, name)` names); None beyond the bounds."""
     hasher = hashlib.blake2b(options.encode(), digest_size=20)
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*")):
-        if "__pycache__" not in path.parts and path.is_file():
-            info = path.stat()
-            hasher.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+    for relative, info in _package_files():
+        hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     files, total = 0, 0
     output = os.path.realpath(project.output)
     for folder, dirs, names in os.walk(project.root):
@@ -71,6 +67,18 @@ def input_digest(
             hasher.update(f"{relative}\0{len(data)}\n".encode())
             hasher.update(data)
     return hasher.hexdigest()
+
+
+def _package_files() -> list[tuple[str, os.stat_result]]:
+    """pnp's own files (not compiled ones), by relative path, with their size and time."""
+    package = os.path.dirname(os.path.realpath(__file__))
+    found: list[tuple[list[str], os.stat_result]] = []
+    for folder, dirs, names in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        parts = os.path.relpath(folder, package).split(os.sep) if folder != package else []
+        found += [([*parts, name], os.stat(os.path.join(folder, name))) for name in names]
+    found.sort(key=lambda item: item[0])
+    return [("/".join(parts), info) for parts, info in found if stat.S_ISREG(info.st_mode)]
 
 
 def _read(project: Project) -> dict[str, Any]:
@@ -121,6 +129,8 @@ def _seen(path: Path) -> list[int] | None:
 
 def record(project: Project, options: str, digest: str, outputs: tuple[Path, ...]) -> None:
     """Remember a clean build's digest and outputs (paths inside the output folder only)."""
+    from pnp.output import atomic_write
+
     inside = [path for path in outputs if path.is_relative_to(project.output)]
     if len(inside) != len(outputs):
         return
