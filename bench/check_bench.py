@@ -509,7 +509,7 @@ def bench_startup(workdir: Path, repeat: int) -> dict[str, Timed]:
 
 def print_startup_table(timings: dict[str, Timed]) -> None:
     runs = min(t.runs for t in timings.values())
-    print(f"Start-up on a `pnp new \"Ember Wild\"` project (2 files, 3 records, one layout, one sheet), best of {runs}")
+    print(f'Start-up on a `pnp new "Ember Wild"` project (2 files, 3 records, one layout, one sheet), best of {runs}')
     print()
     print("| run | s | what it does |")
     print("|---|---:|---|")

@@ -18,6 +18,7 @@ docs/security.md. Without a usable key folder there is no fast path, only the fu
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -43,7 +44,9 @@ KEY_BYTES = 32
 MAX_ENTRIES = 8  # option sets remembered (text and --no-render, --strict, ...): the oldest goes first
 MAX_RESULTS_BYTES = 64 * 2**20
 MAX_CACHE_BYTES = 64 * 2**20  # render caches hashed; beyond it, no fast path
-NOT_INPUTS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"})
+NOT_INPUTS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +124,9 @@ def remember(ticket: Ticket, result: CheckResult) -> None:
             "files": result.files,
             "records": result.records,
             "strict": result.strict,
-            "problems": [[p.file, p.line, p.column, p.pointer, p.code, p.severity, p.message, p.cell] for p in result.problems],
+            "problems": [
+                [p.file, p.line, p.column, p.pointer, p.code, p.severity, p.message, p.cell] for p in result.problems
+            ],
         },
         separators=(",", ":"),
     )
@@ -133,14 +138,12 @@ def remember(ticket: Ticket, result: CheckResult) -> None:
 
     path = ticket.project.output / CACHE_FOLDER / RESULTS
     text = json.dumps(kept, separators=(",", ":")).encode()
-    try:
+    with contextlib.suppress(OSError, ConfigError):  # read-only, a linked folder: only slower next time
         atomic_write(path, lambda handle: handle.write(text))
-    except (OSError, ConfigError):
-        pass  # a read-only checkout, a linked folder: the check still works, only slower next time
 
 
 def _mac(ticket: Ticket, caches: str, payload: str) -> str:
-    message = f"{ticket.options}\0{ticket.inputs}\0{caches}\0{payload}".encode("utf-8", "surrogatepass")
+    message = f"{ticket.options}\0{ticket.inputs}\0{caches}\0{payload}".encode("utf-8", "surrogateescape")
     return hmac.new(ticket.key, message, hashlib.sha256).hexdigest()
 
 
@@ -216,7 +219,7 @@ def _caches_digest(project: Project) -> str | None:
             total += len(data)
             if total > MAX_CACHE_BYTES:
                 return None
-            hasher.update(f"{os.path.relpath(path, root)}\0{len(data)}\n".encode("utf-8", "surrogatepass"))
+            hasher.update(f"{os.path.relpath(path, root)}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
             hasher.update(data)
     return hasher.hexdigest()
 
@@ -263,9 +266,7 @@ def _make_key(path: str) -> None:
             os.close(descriptor)
         os.link(temporary, path)  # fails when a key is already there: that one is used
     except OSError:
-        pass
+        pass  # no key: no fast path
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass

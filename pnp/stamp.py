@@ -33,24 +33,19 @@ def skipped_by_build(folder: str, name: str) -> bool:
     return name.startswith(".") or name in SKIPPED_FOLDERS
 
 
-def input_digest(
-    project: Project, options: str, skipped: Callable[[str, str], bool] = skipped_by_build
-) -> str | None:
+def input_digest(project: Project, options: str, skipped: Callable[[str, str], bool] = skipped_by_build) -> str | None:
     """The digest of `options`, pnp's files and the project's files (but the output folder and the
     folders `skipped(parent, name)` names); None beyond the bounds."""
-    hasher = hashlib.blake2b(options.encode(), digest_size=20)
+    hasher = hashlib.blake2b(options.encode("utf-8", "surrogateescape"), digest_size=20)
     for relative, info in _package_files():
-        hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+        hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
     files, total = 0, 0
     output = os.path.realpath(project.output)
     for folder, dirs, names in os.walk(project.root):
         if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
             return None  # a linked folder: its files are not walked here; the full build decides
         dirs[:] = sorted(
-            d
-            for d in dirs
-            if not skipped(folder, d)
-            and os.path.realpath(os.path.join(folder, d)) != output
+            d for d in dirs if not skipped(folder, d) and os.path.realpath(os.path.join(folder, d)) != output
         )
         for name in sorted(names):
             file = os.path.join(folder, name)
@@ -64,7 +59,7 @@ def input_digest(
             total += len(data)
             if files > MAX_FILES or total > MAX_BYTES:
                 return None
-            hasher.update(f"{relative}\0{len(data)}\n".encode())
+            hasher.update(f"{relative}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
             hasher.update(data)
     return hasher.hexdigest()
 

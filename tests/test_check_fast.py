@@ -131,7 +131,9 @@ def test_a_forged_result_is_ignored(project: Path, keys: Path, tmp_path: Path) -
         assert truth.returncode == 1 and "error[type-mismatch]" in truth.stdout, truth.stdout
         stored = json.loads((project / RESULTS).read_text(encoding="utf-8"))
         entry = next(iter(stored.values()))
-        entry["payload"] = entry["payload"].replace('"problems":[', '"problems":[["x",1,1,"","type-mismatch","error","m",""],', 1)
+        entry["payload"] = entry["payload"].replace(
+            '"problems":[', '"problems":[["x",1,1,"","type-mismatch","error","m",""],', 1
+        )
         (project / RESULTS).write_text(json.dumps(stored), encoding="utf-8")  # an edited payload, the signature kept
         assert pnp(project, keys, "check").stdout == truth.stdout
     finally:
@@ -151,3 +153,13 @@ def test_checking_some_paths_is_never_replayed(project: Path, keys: Path) -> Non
     pnp(project, keys, "check")
     done = pnp(project, keys, "check", "cards", importtime=True)
     assert done.returncode == 0 and not replayed(done)
+
+
+def test_a_file_name_that_is_not_utf8_replays_too(tmp_path: Path, keys: Path) -> None:
+    target = tmp_path / "project"
+    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
+    os.close(os.open(os.path.join(os.fsencode(target / "cards"), b"bad\xff.json"), os.O_CREAT | os.O_WRONLY))
+    for fmt in ("json", "sarif"):
+        full, again = full_and_replayed(target, keys, "--format", fmt, "--no-render")
+        assert full.returncode == again.returncode == 1 and "internal error" not in full.stderr + again.stderr
+        assert again.stdout == full.stdout and "bad" in full.stdout
