@@ -57,6 +57,7 @@ class Ticket:
     options: str
     inputs: str
     key: bytes
+    seen: tuple[tuple[str, int, int, int], ...]  # each input file's size, time and inode, as digested
 
 
 def checked(
@@ -91,8 +92,9 @@ def open_ticket(project: Project, options: str) -> Ticket | None:
     if not _all_inputs_walked(project):
         return None
     key = user_key()
-    inputs = _inputs_digest(project, options) if key else None
-    return Ticket(project, options, inputs, key) if key and inputs else None
+    files = stamp.project_files(project, skipped_by_check) if key else None
+    inputs = _inputs_digest(project, options, files) if files is not None else None
+    return Ticket(project, options, inputs, key, _seen(files)) if key and files is not None and inputs else None
 
 
 def replay(ticket: Ticket) -> CheckResult | None:
@@ -114,8 +116,9 @@ def replay(ticket: Ticket) -> CheckResult | None:
 
 def remember(ticket: Ticket, result: CheckResult) -> None:
     """Store `result`, signed, unless an input changed while it was checked."""
-    if _inputs_digest(ticket.project, ticket.options) != ticket.inputs:
-        return  # what was checked is not what is there now
+    after = stamp.project_files(ticket.project, skipped_by_check)
+    if after is None or _seen(after) != ticket.seen:
+        return  # a file changed while it was checked: what was checked may not be what was digested
     caches = _caches_digest(ticket.project)  # as this check left them (it may have drawn)
     if caches is None:
         return
@@ -178,10 +181,14 @@ def _all_inputs_walked(project: Project) -> bool:
     return True
 
 
-def _inputs_digest(project: Project, options: str) -> str | None:
+def _inputs_digest(project: Project, options: str, files: list[tuple[str, os.stat_result]]) -> str | None:
     """The digest of the options, the environment, pnp's files and the project's files."""
     context = [options, os.getcwd(), str(project.root), sys.version, *_distributions()]
-    return stamp.input_digest(project, "\0".join(["check", *context]), skipped_by_check)
+    return stamp.input_digest(project, "\0".join(["check", *context]), files=files)
+
+
+def _seen(files: list[tuple[str, os.stat_result]] | None) -> tuple[tuple[str, int, int, int], ...]:
+    return tuple((name, info.st_size, info.st_mtime_ns, info.st_ino) for name, info in files or ())
 
 
 def _distributions() -> list[str]:

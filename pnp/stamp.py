@@ -33,35 +33,51 @@ def skipped_by_build(folder: str, name: str) -> bool:
     return name.startswith(".") or name in SKIPPED_FOLDERS
 
 
-def input_digest(project: Project, options: str, skipped: Callable[[str, str], bool] = skipped_by_build) -> str | None:
-    """The digest of `options`, pnp's files and the project's files (but the output folder and the
-    folders `skipped(parent, name)` names); None beyond the bounds."""
+def input_digest(
+    project: Project,
+    options: str,
+    skipped: Callable[[str, str], bool] = skipped_by_build,
+    files: list[tuple[str, os.stat_result]] | None = None,
+) -> str | None:
+    """The digest of `options`, pnp's files and the content of the project's `files` (default:
+    `project_files`); None beyond the bounds."""
     hasher = hashlib.blake2b(options.encode("utf-8", "surrogateescape"), digest_size=20)
     for relative, info in _package_files():
         hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    files, total = 0, 0
+    listed = project_files(project, skipped) if files is None else files
+    if listed is None:
+        return None
+    total = 0
+    for relative, _ in listed:
+        with open(os.path.join(project.root, relative), "rb") as handle:
+            data = handle.read(MAX_BYTES - total + 1)
+        total += len(data)
+        if total > MAX_BYTES:
+            return None
+        hasher.update(f"{relative}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+def project_files(project: Project, skipped: Callable[[str, str], bool]) -> list[tuple[str, os.stat_result]] | None:
+    """Every file of the project (relative path, lstat), but the output folder and the folders
+    `skipped(parent, name)` names, in a fixed order; None for a link or a special file anywhere
+    (the full run decides) or more than MAX_FILES."""
+    found: list[tuple[str, os.stat_result]] = []
     output = os.path.realpath(project.output)
     for folder, dirs, names in os.walk(project.root):
         if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
-            return None  # a linked folder: its files are not walked here; the full build decides
+            return None  # a linked folder: its files are not walked here
         dirs[:] = sorted(
             d for d in dirs if not skipped(folder, d) and os.path.realpath(os.path.join(folder, d)) != output
         )
         for name in sorted(names):
             file = os.path.join(folder, name)
-            files += 1
-            relative = os.path.relpath(file, project.root)
             info = os.lstat(file)
-            if not stat.S_ISREG(info.st_mode):
-                return None  # a link, a pipe, a device: the full build reads (or refuses) it
-            with open(file, "rb") as handle:
-                data = handle.read(MAX_BYTES - total + 1)
-            total += len(data)
-            if files > MAX_FILES or total > MAX_BYTES:
-                return None
-            hasher.update(f"{relative}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
-            hasher.update(data)
-    return hasher.hexdigest()
+            if not stat.S_ISREG(info.st_mode) or len(found) >= MAX_FILES:
+                return None  # a link, a pipe, a device: the full run reads (or refuses) it
+            found.append((os.path.relpath(file, project.root), info))
+    return found
 
 
 def _package_files() -> list[tuple[str, os.stat_result]]:

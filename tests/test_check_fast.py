@@ -163,3 +163,21 @@ def test_a_file_name_that_is_not_utf8_replays_too(tmp_path: Path, keys: Path) ->
         full, again = full_and_replayed(target, keys, "--format", fmt, "--no-render")
         assert full.returncode == again.returncode == 1 and "internal error" not in full.stderr + again.stderr
         assert again.stdout == full.stdout and "bad" in full.stdout
+
+
+def test_a_file_changed_during_the_check_is_not_remembered(tmp_path: Path, keys: Path) -> None:
+    """What the check read may not be what was digested: nothing is stored, the next check is full."""
+    target = tmp_path / "project"
+    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
+    script = (
+        "import json, sys; from pathlib import Path; from pnp.checkcache import open_ticket, remember; "
+        "from pnp.checkresult import CheckResult; from pnp.config import load_project; p = load_project(); "
+        "t = open_ticket(p, json.dumps([[], [], False, True])); assert t; "
+        "cards = Path('cards/cards.json'); cards.write_text(cards.read_text() + ' ') if sys.argv[1] == 'edit' else None; "
+        "remember(t, CheckResult((), 0, 0))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(keys)}
+    for step, stored in (("edit", False), ("keep", True)):
+        done = subprocess.run([sys.executable, "-c", script, step], cwd=target, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (target / RESULTS).is_file() == stored, step
