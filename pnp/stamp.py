@@ -48,12 +48,12 @@ def input_digest(
     if listed is None:
         return None
     total = 0
-    for relative, _ in listed:
+    for relative, info in listed:
         with open(os.path.join(project.root, relative), "rb") as handle:
-            data = handle.read(MAX_BYTES - total + 1)
+            data = handle.read(min(info.st_size, MAX_BYTES - total) + 1)  # not a 64 MB buffer per file
         total += len(data)
-        if total > MAX_BYTES:
-            return None
+        if total > MAX_BYTES or len(data) > info.st_size:
+            return None  # beyond the bounds, or a file that grew since it was listed
         hasher.update(f"{relative}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
         hasher.update(data)
     return hasher.hexdigest()
