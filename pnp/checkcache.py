@@ -194,7 +194,7 @@ def _seen(files: list[tuple[str, os.stat_result]] | None) -> tuple[tuple[str, in
 def _distributions() -> list[str]:
     """The installed distributions with their versions (from the names of their metadata folders)."""
     found: list[str] = []
-    for entry in sys.path:
+    for entry in sys.path[1:]:  # not the script's folder or the working folder (`python -m`)
         try:
             names = os.listdir(entry or ".")
         except OSError:

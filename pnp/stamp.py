@@ -65,18 +65,28 @@ def project_files(project: Project, skipped: Callable[[str, str], bool]) -> list
     (the full run decides) or more than MAX_FILES."""
     found: list[tuple[str, os.stat_result]] = []
     output = os.path.realpath(project.output)
-    for folder, dirs, names in os.walk(project.root):
-        if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
-            return None  # a linked folder: its files are not walked here
-        dirs[:] = sorted(
-            d for d in dirs if not skipped(folder, d) and os.path.realpath(os.path.join(folder, d)) != output
-        )
-        for name in sorted(names):
-            file = os.path.join(folder, name)
-            info = os.lstat(file)
+    root = os.path.realpath(project.root)  # below it, no links (or None): joined paths are real
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            return None
+        folders = []
+        for entry in entries:
+            if entry.is_symlink():
+                return None  # a link: not followed here; the full run reads (or refuses) it
+            if entry.is_dir(follow_symlinks=False):
+                if not skipped(folder, entry.name) and entry.path != output:
+                    folders.append((entry.path, f"{prefix}{entry.name}{os.sep}"))
+                continue
+            info = entry.stat(follow_symlinks=False)
             if not stat.S_ISREG(info.st_mode) or len(found) >= MAX_FILES:
-                return None  # a link, a pipe, a device: the full run reads (or refuses) it
-            found.append((os.path.relpath(file, project.root), info))
+                return None  # a pipe, a device, a socket; or too many files
+            found.append((prefix + entry.name, info))
+        stack.extend(reversed(folders))  # files of a folder, then its folders in order
     return found
 
 
