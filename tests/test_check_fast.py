@@ -181,3 +181,16 @@ def test_a_file_changed_during_the_check_is_not_remembered(tmp_path: Path, keys:
         done = subprocess.run([sys.executable, "-c", script, step], cwd=target, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr
         assert (target / RESULTS).is_file() == stored, step
+
+
+def test_a_configuration_error_is_never_replayed_away(project: Path, keys: Path) -> None:
+    clean = pnp(project, keys, "check")
+    toml = project / "pnp.toml"
+    before = toml.read_text(encoding="utf-8")
+    try:
+        toml.write_text(before.replace('paper = "a4"', 'paper = "a99"'), encoding="utf-8")
+        broken = pnp(project, keys, "check", "--format", "json")
+        assert broken.returncode == 2 and "a99" in broken.stdout + broken.stderr
+    finally:
+        toml.write_text(before, encoding="utf-8")
+    assert pnp(project, keys, "check").stdout == clean.stdout
