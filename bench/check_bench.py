@@ -28,6 +28,12 @@ bench/build_bench.py (which have a layout, so `pnp check` draws every card): `pn
 (no render cache), `pnp check` warm (the cache of the previous run, best of `--repeat`),
 `pnp check --no-render`, and a fresh `pnp build`, each a whole process. Every run must exit 0.
 
+First (`--startup-repeat`, default 10 runs; `--startup-only` stops there), start-up on a
+`pnp new "Ember Wild"` project: the interpreter alone, `pnp --version`, `pnp check` first (no
+output folder), full (its stored result removed) and with nothing changed (the stored result
+replayed, which must print what the full check printed), the same with `--no-render`, and
+`pnp build` with nothing to do; each a whole process, best of the runs.
+
 It prints markdown tables and, last:
 `check 100k: pnp X s, check-jsonschema Y s (Y/X = R), json.load Z s (X/Z = F)`.
 """
@@ -290,6 +296,11 @@ class SizeResult:
         return (self.pnp.best - self.pnp_norefs.best) / self.pnp_norefs.best
 
 
+def forget_stored_check(root: Path) -> None:
+    """Remove the results a previous `pnp check` stored (pnp/checkcache.py): the next one checks."""
+    shutil.rmtree(root / "output" / ".pnp-cache" / "check", ignore_errors=True)
+
+
 def bench_size(records: int, workdir: Path, repeat: int) -> SizeResult:
     t0 = time.perf_counter()
     project = generate(workdir / f"records-{records}", records)
@@ -317,6 +328,7 @@ def bench_size(records: int, workdir: Path, repeat: int) -> SizeResult:
         for name, (cmd, cwd, ok) in commands.items():
             if timings[name].runs and timings[name].best > SLOW_RUN_S:
                 continue
+            forget_stored_check(cwd)  # time a check, not a replay of the previous run's result
             run(cmd, cwd, ok, timings[name])
             print(f"  {name}: {timings[name].best:.3f} s (best of {timings[name].runs})", file=sys.stderr, flush=True)
 
@@ -432,8 +444,10 @@ def bench_render(cards: int, workdir: Path, repeat: int) -> RenderResult:
     print(f"render {cards:,} cards", file=sys.stderr, flush=True)
     shutil.rmtree(root / "output", ignore_errors=True)
     run([*pnp, "check", "--format", "json"], root, (0,), timings["cold"])
-    for _ in range(repeat):
+    for _ in range(repeat):  # full checks with the render cache warm, not replays (see bench_startup)
+        forget_stored_check(root)
         run([*pnp, "check", "--format", "json"], root, (0,), timings["warm"])
+        forget_stored_check(root)
         run([*pnp, "check", "--no-render", "--format", "json"], root, (0,), timings["no_render"])
     shutil.rmtree(root / "output", ignore_errors=True)
     run([*pnp, "build"], root, (0,), timings["build"])
@@ -462,12 +476,63 @@ def print_render_table(results: list[RenderResult]) -> None:
     print()
 
 
+STARTUP_ROWS = (
+    ("python -c pass", "the interpreter alone"),
+    ("pnp --version", "pnp's command line loaded, nothing done"),
+    ("pnp check, first", "no output folder: every card drawn, caches written"),
+    ("pnp check, full", "the stored result removed: records loaded and checked, drawing from the render cache"),
+    ("pnp check, nothing changed", "the stored result replayed (pnp/checkcache.py)"),
+    ("pnp check --no-render, full", "the stored result removed"),
+    ("pnp check --no-render, nothing changed", "replayed"),
+    ("pnp build, nothing to do", "the build stamp matches (pnp/stamp.py)"),
+)
+
+
+def bench_startup(workdir: Path, repeat: int) -> dict[str, Timed]:
+    """Start-up on a small project (`pnp new "Ember Wild"`): each row a whole process, best of `repeat`."""
+    pnp = tool("pnp")
+    subprocess.run([pnp, "new", "Ember Wild"], cwd=workdir, check=True, capture_output=True)
+    root = workdir / "ember-wild"
+    timings = {name: Timed() for name, _ in STARTUP_ROWS}
+    print("start-up on a pnp new project", file=sys.stderr, flush=True)
+    for _ in range(repeat):
+        shutil.rmtree(root / "output", ignore_errors=True)
+        run([pnp, "check"], root, (0,), timings["pnp check, first"])
+        first = timings["pnp check, first"].stdout
+        run([sys.executable, "-c", "pass"], root, (0,), timings["python -c pass"])
+        run([pnp, "--version"], root, (0,), timings["pnp --version"])
+        forget_stored_check(root)
+        run([pnp, "check"], root, (0,), timings["pnp check, full"])
+        run([pnp, "check"], root, (0,), timings["pnp check, nothing changed"])
+        if timings["pnp check, nothing changed"].stdout != first:
+            sys.exit("check_bench: the replayed pnp check printed something else than the full one")
+        forget_stored_check(root)
+        run([pnp, "check", "--no-render"], root, (0,), timings["pnp check --no-render, full"])
+        run([pnp, "check", "--no-render"], root, (0,), timings["pnp check --no-render, nothing changed"])
+        run([pnp, "build"], root, (0,), Timed())
+        run([pnp, "build"], root, (0,), timings["pnp build, nothing to do"])
+    return timings
+
+
+def print_startup_table(timings: dict[str, Timed]) -> None:
+    runs = min(t.runs for t in timings.values())
+    print(f'Start-up on a `pnp new "Ember Wild"` project (2 files, 3 records, one layout, one sheet), best of {runs}')
+    print()
+    print("| run | s | what it does |")
+    print("|---|---:|---|")
+    for name, what in STARTUP_ROWS:
+        print(f"| {name} | {timings[name].best:.3f} | {what} |")
+    print()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated record counts")
     parser.add_argument("--render-sizes", default="1000,10000", help="card counts for check with drawing ('' skips)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tool; the best is kept (default 3)")
     parser.add_argument("--keep", type=Path, help="generate the projects in DIR and keep them")
+    parser.add_argument("--startup-repeat", type=int, default=10, help="runs of each start-up row (0 skips them)")
+    parser.add_argument("--startup-only", action="store_true", help="only the start-up rows, on a pnp new project")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     render_sizes = [int(s.replace("_", "")) for s in args.render_sizes.split(",") if s.strip()]
@@ -478,6 +543,12 @@ def main(argv: list[str] | None = None) -> int:
     # PYTHONDONTWRITEBYTECODE is set every run would compile them again (~50 ms); a wheel
     # install compiles them once, as this does. Time what users run, not the compiler.
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "pnp")], check=True)
+    if args.startup_repeat > 0:
+        with tempfile.TemporaryDirectory(prefix="pnp-startup-bench-") as tmp:
+            startup = bench_startup(Path(tmp), args.startup_repeat)
+        print_startup_table(startup)
+        if args.startup_only:
+            return 0
     results: list[SizeResult] = []
     rendered: list[RenderResult] = []
     if args.keep:

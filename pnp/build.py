@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from pnp.config import Project
-from pnp.diagnose import code_digest, kind_digest, render_kind
 from pnp.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
 from pnp.output import Manifest, OutputResult, OutputRun, atomic_write, current, digest, remove_output, write_bytes
 from pnp.problems import Problem, severity_of
@@ -107,6 +106,7 @@ def _build_checked(
     `localized`: a language build (drawing's findings in translated text go to the catalog)."""
     from pnp.check import not_found_before
     from pnp.combine import sheet_count, write_combined
+    from pnp.diagnose import code_digest, kind_digest, render_kind
 
     width, height = parse_paper(options.paper)
     cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"

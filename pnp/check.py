@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pnp import xrefs
+from pnp.checkresult import CheckResult as CheckResult  # where it was before; re-exported
 from pnp.config import ConfigError, Project
 from pnp.fields import FieldGuide
 from pnp.jsonfile import json_type, parse_bytes
@@ -29,28 +30,6 @@ class CheckOptions:
     render: bool = True  # draw what has a layout, as pnp build does (--no-render: skip)
     render_cache: bool = True  # keep what drawing found in output/.pnp-cache/ (False: write nothing)
     jobs: int = 0  # processes that validate; 0: as many as useful (see auto_jobs)
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    problems: tuple[Problem, ...]
-    files: int
-    records: int
-    strict: bool = False
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for p in self.problems if p.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for p in self.problems if p.severity == "warning")
-
-    @property
-    def exit_code(self) -> int:
-        if self.errors or (self.strict and self.warnings):
-            return 1
-        return 0
 
 
 @dataclass(slots=True)

@@ -91,25 +91,18 @@ def check(
     project_dir: Path | None,
 ) -> None:
     """Validate records against their schemas and check every cross-reference."""
-    from pnp.check import CheckOptions, check_project
+    from pnp.checkcache import checked
     from pnp.report import REPORTER_BY_NAME
 
     for path in paths:
         if not path.exists():
             raise ConfigError(f"{path}: no such file or folder")
     try:
-        options = CheckOptions(
-            paths=paths,
-            ignore=expand_codes(ignore),
-            select=expand_codes(select),
-            strict=strict,
-            render=render,
-            jobs=jobs,
-        )
+        ignored, selected = expand_codes(ignore), expand_codes(select)
     except ValueError as err:
         raise ConfigError(str(err)) from None
     project = _project(project_dir, fmt)
-    loaded, result = check_project(project, options)
+    loaded, result = checked(project, paths, ignored, selected, strict, render, jobs)  # replayed if nothing changed
     REPORTER_BY_NAME[fmt](result, sys.stdout)
     _exit(result.exit_code)  # while `loaded` is still referenced: see _exit
 

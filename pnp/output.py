@@ -18,9 +18,7 @@ import hashlib
 import json
 import os
 import re
-import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +64,8 @@ def _write_temporary(
 ) -> None:
     """`write` into a new temporary `.NAME.xxxxxxxx.tmp` in `folder`, then `done(its name)`;
     the temporary file is removed when either fails."""
+    import tempfile  # here: with shutil and random, it costs a no-change build's start-up ~5 ms
+
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed only on success
         dir=folder, prefix=f".{path.name}.", suffix=".tmp", delete=False
     )
@@ -261,6 +261,8 @@ class OutputRun:
         crash_after = int(os.environ.get("PNP_TEST_KILL_AFTER_REPLACING", "-1"))  # test-only: see tests
         for count, (path, name) in enumerate(list(self.staged.items())):
             if count == crash_after:
+                import signal
+
                 os.kill(os.getpid(), signal.SIGKILL)
             path.parent.mkdir(parents=True, exist_ok=True)
             refuse_linked_folder(path)

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import orjson
 
 from pnp import __version__
-from pnp.check import CheckResult
+from pnp.checkresult import CheckResult
 from pnp.problems import CODES, Problem
 
 

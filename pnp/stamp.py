@@ -16,11 +16,11 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pnp.config import Project
-from pnp.output import atomic_write
 
 STAMP = ".pnp-stamp.json"
 MAX_FILES = 20_000
@@ -28,41 +28,78 @@ MAX_BYTES = 64 * 2**20
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
 
 
-def input_digest(project: Project, options: str) -> str | None:
-    """The digest of `options`, pnp's files and the project's files; None beyond the bounds."""
-    hasher = hashlib.blake2b(options.encode(), digest_size=20)
-    package = Path(__file__).resolve().parent
-    for path in sorted(package.rglob("*")):
-        if "__pycache__" not in path.parts and path.is_file():
-            info = path.stat()
-            hasher.update(f"{path.relative_to(package)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-    files, total = 0, 0
-    output = os.path.realpath(project.output)
-    for folder, dirs, names in os.walk(project.root):
-        if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
-            return None  # a linked folder: its files are not walked here; the full build decides
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not d.startswith(".")
-            and d not in SKIPPED_FOLDERS
-            and os.path.realpath(os.path.join(folder, d)) != output
-        )
-        for name in sorted(names):
-            file = os.path.join(folder, name)
-            files += 1
-            relative = os.path.relpath(file, project.root)
-            info = os.lstat(file)
-            if not stat.S_ISREG(info.st_mode):
-                return None  # a link, a pipe, a device: the full build reads (or refuses) it
-            with open(file, "rb") as handle:
-                data = handle.read(MAX_BYTES - total + 1)
-            total += len(data)
-            if files > MAX_FILES or total > MAX_BYTES:
-                return None
-            hasher.update(f"{relative}\0{len(data)}\n".encode())
-            hasher.update(data)
+def skipped_by_build(folder: str, name: str) -> bool:
+    """Folders the build's digest leaves out: hidden ones, caches of other tools."""
+    return name.startswith(".") or name in SKIPPED_FOLDERS
+
+
+def input_digest(
+    project: Project,
+    options: str,
+    skipped: Callable[[str, str], bool] = skipped_by_build,
+    files: list[tuple[str, os.stat_result]] | None = None,
+) -> str | None:
+    """The digest of `options`, pnp's files and the content of the project's `files` (default:
+    `project_files`); None beyond the bounds."""
+    hasher = hashlib.blake2b(options.encode("utf-8", "surrogateescape"), digest_size=20)
+    for relative, info in _package_files():
+        hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    listed = project_files(project, skipped) if files is None else files
+    if listed is None:
+        return None
+    total = 0
+    for relative, info in listed:
+        with open(os.path.join(project.root, relative), "rb") as handle:
+            data = handle.read(min(info.st_size, MAX_BYTES - total) + 1)  # not a 64 MB buffer per file
+        total += len(data)
+        if total > MAX_BYTES or len(data) > info.st_size:
+            return None  # beyond the bounds, or a file that grew since it was listed
+        hasher.update(f"{relative}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
+        hasher.update(data)
     return hasher.hexdigest()
+
+
+def project_files(project: Project, skipped: Callable[[str, str], bool]) -> list[tuple[str, os.stat_result]] | None:
+    """Every file of the project (relative path, lstat), but the output folder and the folders
+    `skipped(parent, name)` names, in a fixed order; None for a link or a special file anywhere
+    (the full run decides) or more than MAX_FILES."""
+    found: list[tuple[str, os.stat_result]] = []
+    output = os.path.realpath(project.output)
+    root = os.path.realpath(project.root)  # below it, no links (or None): joined paths are real
+    stack = [(root, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            return None
+        folders = []
+        for entry in entries:
+            if entry.is_symlink():
+                return None  # a link: not followed here; the full run reads (or refuses) it
+            if entry.is_dir(follow_symlinks=False):
+                if not skipped(folder, entry.name) and entry.path != output:
+                    folders.append((entry.path, f"{prefix}{entry.name}{os.sep}"))
+                continue
+            info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode) or len(found) >= MAX_FILES:
+                return None  # a pipe, a device, a socket; or too many files
+            found.append((prefix + entry.name, info))
+        stack.extend(reversed(folders))  # files of a folder, then its folders in order
+    return found
+
+
+def _package_files() -> list[tuple[str, os.stat_result]]:
+    """pnp's own files (not compiled ones), by relative path, with their size and time."""
+    package = os.path.dirname(os.path.realpath(__file__))
+    found: list[tuple[list[str], os.stat_result]] = []
+    for folder, dirs, names in os.walk(package):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        parts = os.path.relpath(folder, package).split(os.sep) if folder != package else []
+        found += [([*parts, name], os.stat(os.path.join(folder, name))) for name in names]
+    found.sort(key=lambda item: item[0])
+    return [("/".join(parts), info) for parts, info in found if stat.S_ISREG(info.st_mode)]
 
 
 def _read(project: Project) -> dict[str, Any]:
@@ -113,6 +150,8 @@ def _seen(path: Path) -> list[int] | None:
 
 def record(project: Project, options: str, digest: str, outputs: tuple[Path, ...]) -> None:
     """Remember a clean build's digest and outputs (paths inside the output folder only)."""
+    from pnp.output import atomic_write
+
     inside = [path for path in outputs if path.is_relative_to(project.output)]
     if len(inside) != len(outputs):
         return
