@@ -263,11 +263,22 @@ def build(
         progress=True,
         fallback=fallback,
     )
-    langs = _languages(project, langs)
-    if len(langs) > 1:  # one build per language, each reported as if run alone
-        codes = [_build_one(project, replace(options, lang=lang), fmt) for lang in langs]
+    runs = _language_runs(project, langs, fallback)
+    if len(runs) > 1:  # one build per language, each reported as if run alone
+        codes = [_build_one(project, replace(options, lang=lang, fallback=back), fmt) for lang, back in runs]
         sys.exit(max(codes))
-    sys.exit(_build_one(project, replace(options, lang=langs[0] if langs else ""), fmt))
+    sys.exit(_build_one(project, replace(options, lang=runs[0][0], fallback=runs[0][1]), fmt))
+
+
+def _language_runs(project: Project, langs: tuple[str, ...], fallback: bool) -> list[tuple[str, bool]]:
+    """(language, fallback) of each build or export: --lang as given; without --lang, the source
+    language and every translation of [build] languages, drawing the source text where a
+    translation is missing, which `pnp check` reports as a warning (check promises what build
+    delivers); `--lang de` without `--fallback` asks for a complete translation."""
+    chosen = _languages(project, langs)
+    if chosen:
+        return [(lang, fallback) for lang in chosen]
+    return [("", fallback), *((lang, True) for lang in project.languages[1:])]
 
 
 def _languages(project: Project, langs: tuple[str, ...]) -> tuple[str, ...]:
@@ -360,8 +371,8 @@ def _export_languages(
 ) -> None:
     """One export per language (--lang; see docs/translations.md), each reported as if run alone."""
     codes = []
-    for lang in _languages(project, langs) or ("",):
-        result = run(project, replace(options, lang=lang))
+    for lang, back in _language_runs(project, langs, options.fallback):
+        result = run(project, replace(options, lang=lang, fallback=back))
         label = f"{name} --lang {lang}" if lang else name
         note = " (written with the errors shown on the page)" if with_errors and result.written else ""
         codes.append(_print_export(project, label, result, fmt, note))

@@ -64,8 +64,8 @@ def test_check_and_build_report_the_same_problems(name: str, tmp_path: Path, mon
         return
     _, checked = check_project(project, CheckOptions(jobs=1))
     built_problems = []
-    for lang in ("", *project.languages[1:]):  # check covers every translation: so do the builds together
-        options = BuildOptions(paper=project.paper, duplex="long", lang=lang)  # type: ignore[arg-type]
+    for lang in ("", *project.languages[1:]):  # check covers every translation: so does a plain `pnp build`
+        options = BuildOptions(paper=project.paper, duplex="long", lang=lang, fallback=bool(lang))  # type: ignore[arg-type]
         built_problems += run_build(project, options).problems
     assert {(p.file, p.line, p.column, p.code) for p in built_problems} == {
         (p.file, p.line, p.column, p.code) for p in checked.problems

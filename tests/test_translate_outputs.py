@@ -229,3 +229,28 @@ def test_an_export_stops_on_overflow_located_in_the_catalog(tmp_path: Path) -> N
     )
     assert not (game / "output" / "de" / "tale" / "printshop").exists()
     assert pnp(game, "export", "printshop", "--lang", "pl").returncode == 0
+
+
+def test_a_plain_build_writes_every_configured_language_as_check_promises(tmp_path: Path) -> None:
+    """[build] languages: `pnp build` with no --lang builds the source and each translation; a
+    missing translation is the warning `pnp check` reports (the source text is drawn), so what
+    check passes, build builds; `--lang de` alone still asks for a complete translation."""
+    game = copy_project(tmp_path)
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "healer/ability", "")
+    status, problems = check(game)
+    assert status == 0 and [p["code"] for p in problems] == ["missing-translation"]
+    assert problems[0]["severity"] == "warning"
+    done = pnp(game, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = msgstr_line(po, "healer/ability")
+    assert f"translations/de.po:{line}:1: warning[missing-translation]" in done.stdout
+    assert "pnp build --lang de: 1 text fell back to en" in done.stderr
+    english = page_text(game / "output" / "tale" / "tale.hero.pdf")
+    german = page_text(game / "output" / "de" / "tale" / "tale.hero.pdf")
+    polish = page_text(game / "output" / "pl" / "tale" / "tale.hero.pdf")
+    assert "Archer" in english and "Bogenschützin" in german and "Bogenschützin" not in polish
+    assert "Heal a wounded" in german  # the healer's ability, drawn in the source language
+    assert "Heal a wounded" not in polish
+    strict = pnp(game, "build", "--lang", "de")
+    assert strict.returncode == 1 and f"de.po:{line}:1: error[missing-translation]" in strict.stdout
