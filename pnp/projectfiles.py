@@ -22,6 +22,9 @@ from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
 
 if TYPE_CHECKING:
+    from jinja2.exceptions import TemplateError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     from pnp.check import LoadedProject
     from pnp.config import Project
     from pnp.layout import LayoutSet
@@ -102,21 +105,18 @@ def no_layouts(loaded: LoadedProject) -> Iterator[Located]:
 def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
     """What drawing would trip on, found without drawing: templates that do not compile (an
     unknown filter), palettes that do not exist, images and fonts the layout names that are missing."""
-    from jinja2.exceptions import TemplateError
-
     from pnp.layout import compile_message, iter_templates
 
     env = layouts.env
+    # layouts repeat templates ("{{ name }}" in every file): compile each distinct one once
+    compiled: dict[tuple[str, bool], TemplateError | None] = {}
     for layout_file in layouts.files.values():
         source, data = layout_file.source, layout_file.data
         for pointer, text, expression in iter_templates(layout_file):
-            try:
-                env.parse("{{ " + text + " }}" if expression else text)
-            except TemplateError:
-                continue  # a syntax error: check_layouts reports it
-            try:
-                env.compile_expression(text) if expression else env.from_string(text)
-            except TemplateError as err:
+            if (text, expression) not in compiled:
+                compiled[text, expression] = _compile_error(env, text, expression)
+            err = compiled[text, expression]
+            if err is not None:
                 message = compile_message(layout_file.name, err, env.filters)
                 yield source, Finding("template-error", message, pointer)
         palettes = _palettes(layouts, layout_file.name)
@@ -131,6 +131,22 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
                 for key in ("fill", "stroke", "color"):
                     yield from ((source, f) for f in _paint_findings(element.get(key), f"{at}/{key}", palettes))
                 yield from ((source, f) for f in _file_findings(root, element, at))
+
+
+def _compile_error(env: ImmutableSandboxedEnvironment, text: str, expression: bool) -> TemplateError | None:
+    """Why a template that parses does not compile (an unknown filter), or None; a syntax error
+    is None too, since check_layouts reports it."""
+    from jinja2.exceptions import TemplateError
+
+    try:
+        env.parse("{{ " + text + " }}" if expression else text)
+    except TemplateError:
+        return None
+    try:
+        env.compile_expression(text) if expression else env.from_string(text)
+    except TemplateError as err:
+        return err
+    return None
 
 
 def _palettes(layouts: LayoutSet, name: str) -> set[str] | None:
