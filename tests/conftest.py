@@ -24,14 +24,40 @@ CONTENT_MODULES = {TESTS / "test_repo.py", TESTS / "test_schemas.py"}
 
 # Modules whose tests share no module-scoped set-up and do not depend on each other's order:
 # pytest-xdist may run their tests on any worker, one by one.
-SPREAD = ("tests/test_cases.py", "tests/content/test_content_cases.py", "tests/test_export.py")
+SPREAD = (
+    "tests/test_cases.py",
+    "tests/test_cases_jobs.py",
+    "tests/content/test_content_cases.py",
+    "tests/test_export.py",
+)
 
-# About how many seconds a module takes on one idle core (measured, rounded): the longest start
-# first. A module not listed counts as UNLISTED_SECONDS; a SPREAD module's tests share its time.
+# What a module costs, in seconds of one measured run (`--durations=0` summed per module, on a
+# busy machine, so only the ratios mean anything): units go out longest first. A module not
+# listed counts as UNLISTED_SECONDS; the tests of a SPREAD module share its time.
 MODULE_SECONDS = {
-    "tests/content/test_printed_cards.py": 40,
+    "tests/content/test_content_cases.py": 300,
+    "tests/content/test_bundled_sheets.py": 185,
+    "tests/test_cases.py": 150,
+    "tests/test_cases_jobs.py": 150,
+    "tests/test_export.py": 135,
+    "tests/content/test_printed_cards.py": 135,
+    "tests/test_hostile.py": 125,
+    "tests/content/test_records_roundtrip.py": 110,
+    "tests/test_sheets.py": 95,
+    "tests/test_translate.py": 85,
+    "tests/test_build.py": 65,
+    "tests/test_fuzz.py": 55,
+    "tests/content/test_fuzz_content.py": 50,
+    "tests/test_hook.py": 40,
+    "tests/test_diagnostics.py": 40,
+    "tests/test_tables.py": 40,
+    "tests/test_watch.py": 35,
+    "tests/test_print_production.py": 30,
+    "tests/test_scaffold.py": 25,
+    "tests/test_install.py": 20,
+    "tests/test_cli.py": 15,
 }
-UNLISTED_SECONDS = 2.0
+UNLISTED_SECONDS = 5.0
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
