@@ -139,12 +139,12 @@ def _compile_error(env: ImmutableSandboxedEnvironment, text: str, expression: bo
     from jinja2.exceptions import TemplateError
 
     try:
-        env.parse("{{ " + text + " }}" if expression else text)
-    except TemplateError:
-        return None
-    try:
         env.compile_expression(text) if expression else env.from_string(text)
     except TemplateError as err:
+        try:
+            env.parse("{{ " + text + " }}" if expression else text)
+        except TemplateError:
+            return None
         return err
     return None
 

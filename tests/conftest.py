@@ -108,5 +108,6 @@ else:
         def _split_scope(self, nodeid: str) -> str:
             return nodeid if _module(nodeid) in SPREAD else super()._split_scope(nodeid)
 
+    @pytest.hookimpl(optionalhook=True)  # `-p no:xdist` leaves the hook unknown
     def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> LoadFileScheduling | None:
         return ModuleScheduling(config, log) if config.getvalue("dist") == "loadfile" else None
