@@ -105,6 +105,8 @@ def no_layouts(loaded: LoadedProject) -> Iterator[Located]:
 def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
     """What drawing would trip on, found without drawing: templates that do not compile (an
     unknown filter), palettes that do not exist, images and fonts the layout names that are missing."""
+    from jinja2.exceptions import TemplateError
+
     from pnp.layout import compile_message, iter_templates
 
     env = layouts.env
