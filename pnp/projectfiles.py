@@ -22,7 +22,6 @@ from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
 
 if TYPE_CHECKING:
-    from jinja2.exceptions import TemplateError
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     from pnp.check import LoadedProject
@@ -116,10 +115,15 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
         source, data = layout_file.source, layout_file.data
         for pointer, text, expression in iter_templates(layout_file):
             if (text, expression) not in compiled:
-                compiled[text, expression] = _compile_error(env, text, expression)
-            err = compiled[text, expression]
-            if err is not None:
-                message = compile_message(layout_file.name, err, env.filters)
+                compiled[text, expression] = None
+                try:
+                    env.compile_expression(text) if expression else env.from_string(text)
+                except TemplateError as err:
+                    if _parses(env, text, expression):  # else a syntax error: check_layouts reports it
+                        compiled[text, expression] = err
+            error = compiled[text, expression]
+            if error is not None:
+                message = compile_message(layout_file.name, error, env.filters)
                 yield source, Finding("template-error", message, pointer)
         palettes = _palettes(layouts, layout_file.name)
         for face in ("front", "back"):
@@ -135,20 +139,15 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
                 yield from ((source, f) for f in _file_findings(root, element, at))
 
 
-def _compile_error(env: ImmutableSandboxedEnvironment, text: str, expression: bool) -> TemplateError | None:
-    """Why a template that parses does not compile (an unknown filter), or None; a syntax error
-    is None too, since check_layouts reports it."""
+def _parses(env: ImmutableSandboxedEnvironment, text: str, expression: bool) -> bool:
+    """Whether the template parses: one that does not compile for that reason is check_layouts' to report."""
     from jinja2.exceptions import TemplateError
 
     try:
-        env.compile_expression(text) if expression else env.from_string(text)
-    except TemplateError as err:
-        try:
-            env.parse("{{ " + text + " }}" if expression else text)
-        except TemplateError:
-            return None
-        return err
-    return None
+        env.parse("{{ " + text + " }}" if expression else text)
+    except TemplateError:
+        return False
+    return True
 
 
 def _palettes(layouts: LayoutSet, name: str) -> set[str] | None:
