@@ -1,5 +1,5 @@
 # make build: venv + install + render everything in cards/ into output/
-# make test:  venv + install + the whole test suite (pytest-xdist: one module per worker at a time)
+# make test:  venv + install + the whole test suite (pytest-xdist; tests/conftest.py hands out modules longest first)
 # make dist:  the sdist and wheel a user installs, into dist/
 VENV ?= .venv
 PYTHON ?= python3

@@ -462,6 +462,7 @@ def check_layouts(
 ) -> Iterator[tuple[RecordFile, Finding]]:
     """Static layout checks: template syntax and fields, and kinds with records but no layout."""
     yield from layouts.findings
+    read: dict[tuple[str, bool], set[str] | TemplateSyntaxError] = {}  # layouts share templates and base files
     for layout in layouts.layouts.values():
         expand_names = set((layout.data.get("expand") or {}).keys())
         allowed: set[str] | None = None
@@ -482,10 +483,14 @@ def check_layouts(
                 )
                 yield layout_file.source, Finding("unknown-layout-field", message, "/back/by")
             for pointer, source, expression in iter_templates(layout_file):
-                try:
-                    used = fields_read(layouts.env, source, expression)
-                except TemplateSyntaxError as err:
-                    yield layout_file.source, Finding("layout-error", f"template syntax error: {err.message}", pointer)
+                if (source, expression) not in read:
+                    try:
+                        read[source, expression] = fields_read(layouts.env, source, expression)
+                    except TemplateSyntaxError as err:
+                        read[source, expression] = err
+                used = read[source, expression]
+                if isinstance(used, TemplateSyntaxError):
+                    yield layout_file.source, Finding("layout-error", f"template syntax error: {used.message}", pointer)
                     continue
                 for name in sorted(used - allowed - expand_names):
                     close = difflib.get_close_matches(name, sorted(allowed), n=1)

@@ -22,6 +22,8 @@ from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
 
 if TYPE_CHECKING:
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
+
     from pnp.check import LoadedProject
     from pnp.config import Project
     from pnp.layout import LayoutSet
@@ -107,17 +109,21 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
     from pnp.layout import compile_message, face_entries, iter_templates
 
     env = layouts.env
+    # layouts repeat templates ("{{ name }}" in every file): compile each distinct one once
+    compiled: dict[tuple[str, bool], TemplateError | None] = {}
     for layout_file in layouts.files.values():
         source, data = layout_file.source, layout_file.data
         for pointer, text, expression in iter_templates(layout_file):
-            try:
-                env.parse("{{ " + text + " }}" if expression else text)
-            except TemplateError:
-                continue  # a syntax error: check_layouts reports it
-            try:
-                env.compile_expression(text) if expression else env.from_string(text)
-            except TemplateError as err:
-                message = compile_message(layout_file.name, err, env.filters)
+            if (text, expression) not in compiled:
+                compiled[text, expression] = None
+                try:
+                    env.compile_expression(text) if expression else env.from_string(text)
+                except TemplateError as err:
+                    if _parses(env, text, expression):  # else a syntax error: check_layouts reports it
+                        compiled[text, expression] = err
+            error = compiled[text, expression]
+            if error is not None:
+                message = compile_message(layout_file.name, error, env.filters)
                 yield source, Finding("template-error", message, pointer)
         palettes = _palettes(layouts, layout_file.name)
         for _, face_at, face_data in face_entries(data):
@@ -128,6 +134,17 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
                 for key in ("fill", "stroke", "color"):
                     yield from ((source, f) for f in _paint_findings(element.get(key), f"{at}/{key}", palettes))
                 yield from ((source, f) for f in _file_findings(root, element, at))
+
+
+def _parses(env: ImmutableSandboxedEnvironment, text: str, expression: bool) -> bool:
+    """Whether the template parses: one that does not compile for that reason is check_layouts' to report."""
+    from jinja2.exceptions import TemplateError
+
+    try:
+        env.parse("{{ " + text + " }}" if expression else text)
+    except TemplateError:
+        return False
+    return True
 
 
 def _palettes(layouts: LayoutSet, name: str) -> set[str] | None:
