@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 GENERIC_SUBTITLE = "Every record of {kind} (generic reference sheet: add a sheet file to lay it out)"
 RECORD_NAMED = re.compile(r"(?:\w+: )?record '([^']+)'(?: field '([^']*)')?")
 SHEET_FACES = (Face(), Face(bold=True))
+EMPTY_RECORD = "record '': "  # a collection sheet's block names no record
 
 
 def _has_fields_block(node: Any) -> bool:
@@ -93,7 +94,9 @@ def word(catalog: CatalogFile, context: str, text: str) -> str:
     return entry.msgstr if entry is not None and entry.msgstr else text
 
 
-def relocate_sheet_problems(catalog: CatalogFile, problems: tuple[Problem, ...], sheet_names: dict[str, str]) -> tuple[Problem, ...]:
+def relocate_sheet_problems(
+    catalog: CatalogFile, problems: tuple[Problem, ...], sheet_names: dict[str, str]
+) -> tuple[Problem, ...]:
     """A language's sheet problems: a block taller than a page goes to the catalog entry that makes
     it too long when one translated text is the cause (the sheet's fixed text in that block, or the
     record field the cell shows); otherwise it stays in the sheet file, the language named."""
@@ -109,7 +112,7 @@ def relocate_sheet_problems(catalog: CatalogFile, problems: tuple[Problem, ...],
         else:
             message = (
                 f"{catalog.lang}: the translation of {entry.context} makes {problem.file} {problem.pointer} "
-                f"taller than a page: {problem.message}"
+                f"taller than a page: {problem.message.removeprefix(EMPTY_RECORD)}"
             )
             located = catalog.file.locate(Finding(problem.code, message, offset=entry.offset))
             out.append(replace(located, severity=problem.severity))

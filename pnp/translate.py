@@ -714,6 +714,12 @@ class Localized:
         names = {s.source.display: name for name, s in _sheet_set(self.loaded.project).sheets.items()}
         return [replace(r, problems=relocate_sheet_problems(self.catalog, r.problems, names)) for r in results]
 
+    def problems_by_card(self, problems: list[Problem]) -> dict[str, list[Problem]]:
+        """This language's catalog problems by the record whose card they concern (the gallery)."""
+        from pnp.sheetwords import catalog_problems_by_card
+
+        return catalog_problems_by_card(self.catalog, problems)
+
     def word(self, context: str, text: str) -> str:
         """A sheet word from no sheet file (an enum label, pnp's own headings) in this language."""
         from pnp.sheetwords import word

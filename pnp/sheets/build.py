@@ -266,12 +266,14 @@ def make_drawer(
         return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
 
     icons = _icons(loaded)
-    return Drawer(
+    drawer = Drawer(
         sheets=sheets, styles=make_styles(), width=pagesize[0] - 2 * MARGIN_X,
         height=pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM, lookup=lookup, icons=icons, labels=labels,
         root=loaded.project.root.resolve(), draw_card=hook, refs=refs, records_of=records_of,
-        **({"word": word} if word is not None else {}),
     )  # fmt: skip
+    if word is not None:  # a language build (pnp.sheetwords)
+        drawer.word = word
+    return drawer
 
 
 def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Drawer) -> tuple[list[Output], Planner]:
