@@ -808,6 +808,7 @@ def render_gallery(
         by_file.setdefault(problem.file, []).append(problem)
     games: dict[str, dict[str, Any]] = {}
     total = 0
+    on_cards: set[Problem] = set()  # catalog problems shown on a card (not listed again outside)
     for plan in plans:
         game = games.setdefault(plan.game.folder, {"title": plan.game.title, "folder": plan.game.folder, "kinds": []})
         cards = []
@@ -816,7 +817,9 @@ def render_gallery(
         for name, face in zip(plan.names, plan.faces, strict=True):
             record = face.record
             base = f"img/{plan.game.folder}/{plan.kind}/{name}"
-            own = _problems_of(face, by_file) + (by_card or {}).get(str(record.get("id")), [])
+            catalog_own = (by_card or {}).get(str(record.get("id")), [])
+            on_cards.update(catalog_own)
+            own = _problems_of(face, by_file) + catalog_own
             title = str(record.get("name") or record.get("id") or name)
             cards.append(
                 {
@@ -852,7 +855,6 @@ def render_gallery(
         keep_trailing_newline=True,
     )
     record_files = _record_files(plans)
-    on_cards = {p for found in (by_card or {}).values() for p in found}
     unplaced = [p for p in problems if p.file not in record_files and p not in on_cards]
     return env.get_template(GALLERY_TEMPLATE).render(
         title=project.name,

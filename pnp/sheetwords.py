@@ -60,23 +60,24 @@ def sheet_word_units(loaded: LoadedProject) -> Iterator[Unit]:
     for kind in kinds:
         path = schemas.kind_file[kind]
         texts[kind] = (project.display(path), path.read_text(encoding="utf-8", errors="replace"))
-    for kind in kinds:
+    sheets = _sheet_set(project)
+    covered = {k for sheet in sheets.sheets.values() for k in sheet.kinds}
+    generic = uncovered_kinds(loaded, covered)
+    for kind in kinds if sheets.sheets or generic else ():  # labels are printed on sheets only
         display, text = texts[kind]
         for name, by_value in sorted(schema_labels(schemas, kind).items()):
             for value, label in by_value.items():
                 if is_static(label):
                     context = f"{LABEL_CONTEXT}{kind}/{_escape(name)}/{_escape(value)}"
                     yield Unit(context, label, (display, _line_of(text, json.dumps(label))), SHEET_FACES)
-    sheets = _sheet_set(project)
-    covered = {k for sheet in sheets.sheets.values() for k in sheet.kinds}
-    generic = uncovered_kinds(loaded, covered)
     with_fields = set(generic) | {
         k for sheet in sheets.sheets.values() if _has_fields_block(sheet.data.get("blocks")) for k in sheet.kinds
     }
     for kind in generic:
         display, text = texts[kind]
         title = generic_title(loaded, kind)
-        yield Unit(f"{OWN_CONTEXT}{kind}/title", title, (display, _line_of(text, '"title"')), SHEET_FACES)
+        line = _line_of(text, json.dumps(title))
+        yield Unit(f"{OWN_CONTEXT}{kind}/title", title, (display, line), SHEET_FACES)
         subtitle = GENERIC_SUBTITLE.format(kind=kind)
         yield Unit(f"{OWN_CONTEXT}{kind}/subtitle", subtitle, (display, 1), SHEET_FACES)
     for kind in sorted(k for k in with_fields if k in texts):
