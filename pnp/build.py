@@ -221,8 +221,13 @@ def _build_sheets(
 
     draw, _inputs = token_drawer(loaded, localized.layouts if localized else None)  # digest: pnp/sheets/inputs.py
     out_root = output_root(project, options.paper)
-    texts = localized.sheets if localized else None
-    return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw, texts=texts)
+    if localized is None:
+        return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw)
+    results = build_sheets(
+        loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw,
+        texts=localized.sheets, word=localized.word, words_key=localized.words_key,
+    )  # fmt: skip
+    return localized.sheet_results(results)  # a too-tall block goes to the catalog entry that makes it so
 
 
 def token_drawer(loaded: LoadedProject, layouts: Any = None) -> tuple[Callable[..., bool], list[Path]]:

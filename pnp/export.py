@@ -775,7 +775,8 @@ def run_gallery(project: Project, options: ExportOptions) -> ExportResult:
     if session.failed and not options.with_errors:
         return session.result()  # text that does not fit, a missing image: nothing is written
     fallbacks = session.localized.fallbacks if session.localized else None
-    html = render_gallery(project, plans, session.problems, options, fallbacks)
+    by_card = session.localized.problems_by_card(session.problems) if session.localized else {}
+    html = render_gallery(project, plans, session.problems, options, fallbacks, by_card)
     index = gallery / "index.html"
     html_key = digest(html)
     for path, (data, key) in images.items():
@@ -795,9 +796,11 @@ def render_gallery(
     problems: list[Problem],
     options: ExportOptions,
     fallbacks: Fallbacks | None = None,
+    by_card: dict[str, list[Problem]] | None = None,
 ) -> str:
     """The proof page: games, then kinds, then one figure per card with its fields and problems;
-    in a language exported with --fallback, the cards showing source text are marked."""
+    in a language exported with --fallback, the cards showing source text are marked.
+    `by_card`: a language's catalog problems by the record id whose card they concern."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     by_file: dict[str, list[Problem]] = {}
@@ -805,6 +808,7 @@ def render_gallery(
         by_file.setdefault(problem.file, []).append(problem)
     games: dict[str, dict[str, Any]] = {}
     total = 0
+    on_cards: set[Problem] = set()  # catalog problems shown on a card (not listed again outside)
     for plan in plans:
         game = games.setdefault(plan.game.folder, {"title": plan.game.title, "folder": plan.game.folder, "kinds": []})
         cards = []
@@ -813,7 +817,9 @@ def render_gallery(
         for name, face in zip(plan.names, plan.faces, strict=True):
             record = face.record
             base = f"img/{plan.game.folder}/{plan.kind}/{name}"
-            own = _problems_of(face, by_file)
+            catalog_own = (by_card or {}).get(str(record.get("id")), [])
+            on_cards.update(catalog_own)
+            own = _problems_of(face, by_file) + catalog_own
             title = str(record.get("name") or record.get("id") or name)
             cards.append(
                 {
@@ -849,7 +855,7 @@ def render_gallery(
         keep_trailing_newline=True,
     )
     record_files = _record_files(plans)
-    unplaced = [p for p in problems if p.file not in record_files]
+    unplaced = [p for p in problems if p.file not in record_files and p not in on_cards]
     return env.get_template(GALLERY_TEMPLATE).render(
         title=project.name,
         language=options.lang,

@@ -43,6 +43,9 @@ FOLDER = "translations"
 TEMPLATE = "messages.pot"
 LAYOUT_CONTEXT = "layout:"
 SHEET_CONTEXT = "sheet:"  # sheet:<sheet name>/<pointer>: a heading or label written in a sheet file
+LABEL_CONTEXT = "label:"  # label:<kind>/<field>/<value>: an enum value's printed label from the kind's schema
+OWN_CONTEXT = "pnp:"  # pnp:<kind>/...: the words pnp itself writes on sheets (generic title, field headings)
+NOT_RECORD_CONTEXTS = (LAYOUT_CONTEXT, SHEET_CONTEXT, LABEL_CONTEXT, OWN_CONTEXT)
 SHEET_CODE_KEYS = frozenset({"src", "at", "macros"})  # sheet templates that are never shown as text
 FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # catalogs are byte-identical per content
 SHEET_COLUMNS = ("context", "source", "translation", "status", "location")
@@ -208,6 +211,10 @@ def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
                 )
                 units.setdefault(unit.key, unit)
     for unit in sheet_units(loaded.project):
+        units.setdefault(unit.key, unit)
+    from pnp.sheetwords import sheet_word_units
+
+    for unit in sheet_word_units(loaded):
         units.setdefault(unit.key, unit)
     return units
 
@@ -450,6 +457,8 @@ def _unknown(loaded: LoadedProject, entry: Entry, units: dict[str, Unit]) -> str
     if entry.context.startswith(SHEET_CONTEXT):
         name, _, pointer = entry.context[len(SHEET_CONTEXT) :].partition("/")
         return f"sheet {name!r} has no fixed text at /{pointer} (msgctxt {entry.context!r}); {fix}"
+    if entry.context.startswith((LABEL_CONTEXT, OWN_CONTEXT)):
+        return f"no kind with records has the sheet word {entry.context!r} in its schema; {fix}"
     if entry.context.startswith(LAYOUT_CONTEXT):
         name = entry.context[len(LAYOUT_CONTEXT) :]
         if not any(u.context == entry.context for u in units.values()):
@@ -531,7 +540,7 @@ def translations_by_record(catalog: CatalogFile, units: dict[str, Unit]) -> dict
     found: dict[str, list[tuple[str, str]]] = {}
     for key, entry in catalog.entries.items():
         unit = units.get(key)
-        if unit is None or not entry.msgstr or entry.context.startswith((LAYOUT_CONTEXT, SHEET_CONTEXT)):
+        if unit is None or not entry.msgstr or entry.context.startswith(NOT_RECORD_CONTEXTS):
             continue
         rid, _, pointer = entry.context.partition("/")
         found.setdefault(rid, []).append(("/" + pointer, entry.msgstr))
@@ -691,6 +700,32 @@ class Localized:
         """The sheet files' fixed strings in this language."""
         translate_sheets(sheets, self.catalog)
 
+    @property
+    def words_key(self) -> str:
+        """The catalog's digest: sheets show its words, so a changed word rebuilds them."""
+        import hashlib
+
+        return ":" + hashlib.sha256(self.catalog.file.text.encode()).hexdigest()[:16]
+
+    def sheet_results(self, results: list[Any]) -> list[Any]:
+        """Sheet results with a too-tall block located at the catalog entry that makes it so."""
+        from pnp.sheetwords import relocate_sheet_problems
+
+        names = {s.source.display: name for name, s in _sheet_set(self.loaded.project).sheets.items()}
+        return [replace(r, problems=relocate_sheet_problems(self.catalog, r.problems, names)) for r in results]
+
+    def problems_by_card(self, problems: list[Problem]) -> dict[str, list[Problem]]:
+        """This language's catalog problems by the record whose card they concern (the gallery)."""
+        from pnp.sheetwords import catalog_problems_by_card
+
+        return catalog_problems_by_card(self.catalog, problems)
+
+    def word(self, context: str, text: str) -> str:
+        """A sheet word from no sheet file (an enum label, pnp's own headings) in this language."""
+        from pnp.sheetwords import word
+
+        return word(self.catalog, context, text)
+
     def relocate(self, located: list[Located], kind: str) -> list[Located]:
         """Drawing's findings on `kind`, each `text-overflow` in translated text moved to its catalog entry."""
         layout = self.source_layouts.by_kind.get(kind)
@@ -740,7 +775,7 @@ def fallbacks_of(catalog: CatalogFile, units: dict[str, Unit]) -> Fallbacks:
         entry = catalog.entries.get(key)
         if entry is not None and entry.msgstr:
             continue
-        if unit.context.startswith(SHEET_CONTEXT):
+        if unit.context.startswith((SHEET_CONTEXT, LABEL_CONTEXT, OWN_CONTEXT)):
             sheets += 1
         elif unit.context.startswith(LAYOUT_CONTEXT):
             layouts.setdefault(unit.context[len(LAYOUT_CONTEXT) :], []).append(unit.source)

@@ -39,6 +39,11 @@ def escape(text: Any) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def word_key(part: str) -> str:
+    """A name as one part of a catalog context (JSON pointer escaping)."""
+    return part.replace("~", "~0").replace("/", "~1")
+
+
 def humanize(value: Any) -> str:
     """An enum value without a label: 'core-non-city' -> 'Core non city'."""
     text = str(value).replace("-", " ").replace("_", " ")
@@ -60,6 +65,8 @@ class Drawer:
     draw_card: CardHook | None = None
     refs: Callable[[dict[str, Any]], set[str]] = lambda _record: set()
     records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
+    # a sheet word from no sheet file, by catalog context (pnp.sheetwords): a language build translates it
+    word: Callable[[str, str], str] = lambda _context, text: text
     problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
     sections: int = 0
     fresh: bool = False  # nothing drawn yet: the next section starts on this page
@@ -591,7 +598,8 @@ def fields(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope
         if shown:
             where = Where(pointer, str(record.get("id", "")))
             cell = d.paragraph(shown, d.styles.cell, where)
-            label = Paragraph(escape(humanize(key)), d.styles.cell_bold)
+            heading = d.word(f"pnp:{kind}/fields/{word_key(key)}", humanize(key))  # pnp.sheetwords
+            label = Paragraph(escape(heading), d.styles.cell_bold)
             for piece in split_cell(cell, d.width * 0.74 - 2 * CELL_PAD, d.height - 72):
                 rows.append([label, piece])
                 label = Paragraph("", d.styles.cell_bold)  # continuation rows: the value goes on

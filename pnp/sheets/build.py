@@ -24,7 +24,7 @@ from pnp.output import Manifest, atomic_write
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
 from pnp.render import Icon, make_icons
-from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope
+from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope, word_key
 from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
 from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
 from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
@@ -73,14 +73,16 @@ def paper_size(paper: str) -> tuple[float, float]:
     return float(width), float(height)
 
 
-def generic_sheet(kind: str, title: str) -> SheetFile:
-    """Every record of a kind, every field, references by name: for a kind with no sheet file."""
+def generic_sheet(kind: str, title: str, word: Callable[[str, str], str] = lambda _c, text: text) -> SheetFile:
+    """Every record of a kind, every field, references by name: for a kind with no sheet file.
+    `word`: its title and subtitle in a language (pnp.sheetwords; they are templates, so escaped)."""
+    subtitle = "Every record of " + kind + " (generic reference sheet: add a sheet file to lay it out)"
     data: dict[str, Any] = {
         "document": "collection",
         "kinds": [kind],
         "output": "{game}/sheets/" + kind + ".pdf",
-        "title": title,
-        "subtitle": "Every record of " + kind + " (generic reference sheet: add a sheet file to lay it out)",
+        "title": _literal(word(f"pnp:{kind}/title", title)),
+        "subtitle": _literal(word(f"pnp:{kind}/subtitle", subtitle)),
         "blocks": [
             {"type": "repeat", "over": "records", "as": "item", "blocks": [
                 {"type": "heading", "level": 3, "text": "{{ item.name or item.id }}"},
@@ -90,6 +92,11 @@ def generic_sheet(kind: str, title: str) -> SheetFile:
     }  # fmt: skip
     source = RecordFile(Path(f"<generic sheet for {kind}>"), f"<generic sheet for {kind}>", b"", [data], False)
     return SheetFile(f"generic-{kind}", source, data)
+
+
+def _literal(text: str) -> str:
+    """Text shown as written by a template (a translator's braces are not template code)."""
+    return text if "{{" not in text and "{%" not in text and "{#" not in text else "{% raw %}" + text + "{% endraw %}"
 
 
 class Planner:
@@ -214,7 +221,11 @@ def _icons(loaded: LoadedProject) -> dict[str, Icon]:
 
 
 def make_drawer(
-    loaded: LoadedProject, sheets: SheetSet, pagesize: tuple[float, float], hook: CardHook | None
+    loaded: LoadedProject,
+    sheets: SheetSet,
+    pagesize: tuple[float, float],
+    hook: CardHook | None,
+    word: Callable[[str, str], str] | None = None,
 ) -> Drawer:
     index = loaded.index
     schemas = loaded.schemas
@@ -234,6 +245,11 @@ def make_drawer(
         if kind in schemas.kind_uri:
             if kind not in from_schema:
                 from_schema[kind] = schema_labels(schemas, kind)
+                if word is not None:  # a language build: labels from the catalog (pnp.sheetwords)
+                    from_schema[kind] = {
+                        name: {v: word(f"label:{kind}/{word_key(name)}/{word_key(v)}", t) for v, t in by_value.items()}
+                        for name, by_value in from_schema[kind].items()
+                    }
             out.update(from_schema[kind].get(field_name, {}))
         sheet = sheets.sheets.get(sheet_name)
         if sheet is not None:
@@ -250,11 +266,14 @@ def make_drawer(
         return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
 
     icons = _icons(loaded)
-    return Drawer(
+    drawer = Drawer(
         sheets=sheets, styles=make_styles(), width=pagesize[0] - 2 * MARGIN_X,
         height=pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM, lookup=lookup, icons=icons, labels=labels,
         root=loaded.project.root.resolve(), draw_card=hook, refs=refs, records_of=records_of,
     )  # fmt: skip
+    if word is not None:  # a language build (pnp.sheetwords)
+        drawer.word = word
+    return drawer
 
 
 def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Drawer) -> tuple[list[Output], Planner]:
@@ -268,7 +287,7 @@ def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Dra
             outputs.extend(planner.plan(sheet))
     for kind in uncovered_kinds(loaded, covered):
         title = str(loaded.schemas.docs[loaded.schemas.kind_uri[kind]].get("title") or kind)
-        generic = generic_sheet(kind, title)
+        generic = generic_sheet(kind, title, drawer.word)
         sheets.sheets[generic.name] = generic
         outputs.extend(planner.plan(generic))
     return outputs, planner
@@ -337,9 +356,13 @@ def build_sheets(
     force: bool = False,
     draw_card: CardHook | None = None,
     texts: Callable[[SheetSet], None] | None = None,
+    word: Callable[[str, str], str] | None = None,
+    words_key: str = "",
 ) -> list[SheetResult]:
     """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring.
-    `texts` rewrites the sheets' fixed strings before anything is planned (a translation)."""
+    `texts` rewrites the sheets' fixed strings before anything is planned (a translation);
+    `word` gives the words from no sheet file (enum labels, pnp's headings) in that language, and
+    `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds."""
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
     fonts.register_bundled()
     rl_config.invariant = 1
@@ -347,13 +370,13 @@ def build_sheets(
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
     if texts is not None:
         texts(sheets)
-    drawer = make_drawer(loaded, sheets, pagesize, draw_card)
+    drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
     inputs = Inputs(loaded, sheets, paper)
     outputs, planner = plan_all(loaded, sheets, out_dir, drawer)
     results: list[SheetResult] = []
     setup_problems = [_locate(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        key = inputs.digest(output.sheet, output.relative, output.records)
+        key = inputs.digest(output.sheet, output.relative, output.records) + words_key
         if not force and manifest.fresh(output.path, key):
             results.append(SheetResult(output.path, False, ()))
             continue
