@@ -132,6 +132,9 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     except limits_module.LimitsError as err:
         settings.fail("limits", err.key, str(err))
     limits_module.use(limits)
+    from pnp.paths import use_project  # lazily: pnp.paths imports ConfigError from here
+
+    use_project(root)
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     return Project(
         root=root,
