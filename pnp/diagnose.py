@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 PACKAGE = Path(__file__).resolve().parent
 CACHE_FOLDER = ".pnp-cache"
+CACHE_MAX_BYTES = 64 * 1024 * 1024  # what drawing found for one kind: far less in any real project
 Located = tuple[RecordFile, Finding]
 
 
@@ -242,12 +243,14 @@ def _broken_records(loaded: LoadedProject) -> set[tuple[int, int]]:
 
 
 def _read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) -> list[Located] | None:
-    try:
-        stored = orjson.loads(path.read_bytes())
+    from pnp.paths import RefusedFile, read_regular
+
+    try:  # a regular file only: a pipe planted in the cache must not block pnp check
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES))
         if stored.get("key") != key:
             return None
         found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # no cache, or one this pnp cannot read: draw again
     if not all(_sound(finding) for _, finding in found):
         return None  # edited by hand, or by another pnp: draw again
