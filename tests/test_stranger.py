@@ -1,0 +1,160 @@
+"""A stranger's review: attacks on a project made by `pnp new`, as a designer outside this
+repository has it, through the real CLI. Each test is one defect found by that review."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.rasterise import pages
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+GREEN = (0, 255, 0)
+
+
+def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=ENV, timeout=120
+    )
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`pnp new "Ember Wild"`, once for the module."""
+    folder = tmp_path_factory.mktemp("made")
+    done = pnp(folder, "new", "Ember Wild")
+    assert done.returncode == 0, done.stderr
+    return folder / "ember-wild"
+
+
+@pytest.fixture()
+def project(made: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "ember-wild"
+    shutil.copytree(made, target)
+    return target
+
+
+@pytest.fixture()
+def outside(tmp_path: Path) -> Path:
+    """A folder beside the project, which nothing of the project may reach."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    return folder
+
+
+def assert_no_traceback(done: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
+
+
+def green_png(path: Path) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (20, 20), GREEN).save(path)
+
+
+def edit_json(path: Path, change: object) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    change(data)  # type: ignore[operator]
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "ref", ["other.schema.json", "common.schema.json#/$defs/nope", "file:///etc/passwd", "../../etc/passwd"]
+)
+def test_a_ref_to_no_schema_of_the_folder_is_a_configuration_error(project: Path, ref: str) -> None:
+    """A typo in a $ref file name was `pnp: internal error: ValueError` (the registry refused it)."""
+    schema = project / "schemas" / "emberwild.card.schema.json"
+    edit_json(schema, lambda s: s["properties"].update(cost={"$ref": ref}))
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 2
+    line = done.stderr.strip()
+    assert "\n" not in line and line.startswith(f"pnp: error: {schema}: "), line
+    assert "$ref" in line, line
+
+
+def test_a_schema_linked_out_of_the_project_is_not_read(project: Path, outside: Path) -> None:
+    """A schema file that is a link to a file elsewhere was read (its content parsed)."""
+    (outside / "x.schema.json").write_text('{"$id": "https://elsewhere.invalid/x.schema.json"}')
+    (project / "schemas" / "x.schema.json").symlink_to(outside / "x.schema.json")
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 2
+    assert "x.schema.json: a symbolic link to" in done.stderr and "outside the project" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["extra.json", "extra.yaml", "icons.json"])
+def test_a_layout_file_linked_out_of_the_project_is_reported_not_read(project: Path, outside: Path, name: str) -> None:
+    """Layout files and layouts/icons.json that link to a file elsewhere were read and used."""
+    target = outside / name
+    shutil.copy(project / "layouts" / ("icons.json" if name == "icons.json" else "emberwild.card.json"), target)
+    link = project / "layouts" / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 1
+    assert f"layouts/{name}:1:1: error[unreadable-file]: a symbolic link to {target}, outside the project" in done.stdout
+    if name == "icons.json":  # not used either: the records' {coin} is unknown
+        assert "error[unknown-icon]: unknown icon {coin}" in done.stdout
+
+
+def test_an_svg_icon_never_draws_a_file_outside_the_project(project: Path, outside: Path) -> None:
+    """svglib followed an SVG's <image href="../../x.png"> to any file: the build embedded it."""
+    green_png(outside / "secret.png")
+    (project / "art").mkdir()
+    (project / "art" / "coin.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
+        '<rect width="10" height="10" fill="#c9a227"/>'
+        '<image xlink:href="../../outside/secret.png" width="10" height="10"/></svg>'
+    )
+    edit_json(project / "layouts" / "icons.json", lambda d: d["icons"]["coin"].update(image="art/coin.svg"))
+    done = pnp(project, "build")
+    assert_no_traceback(done)
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = pages(project / "output" / "ember-wild" / "emberwild.card.pdf", dpi=100)[0]
+    colours = {colour for _count, colour in page.getcolors(1 << 20) or []}
+    assert (0xC9, 0xA2, 0x27) in colours  # the SVG icon itself is drawn
+    assert GREEN not in colours
+
+
+def test_a_raster_icon_over_image_pixels_is_reported_by_check(project: Path) -> None:
+    """A decompression-bomb PNG icon passed `pnp check` and was handed to the decoder by build."""
+    from tests.test_hostile import huge_png
+
+    (project / "art").mkdir()
+    huge_png(project / "art" / "coin.png")
+    edit_json(project / "layouts" / "icons.json", lambda d: d["icons"]["coin"].update(image="art/coin.png"))
+    done = pnp(project, "check", "--no-render")
+    assert_no_traceback(done)
+    assert done.returncode == 1
+    line = next(n for n, text in enumerate((project / "layouts" / "icons.json").read_text().splitlines(), 1) if "coin.png" in text)
+    assert f"layouts/icons.json:{line}:" in done.stdout
+    assert "error[bad-asset]: icon 'coin': image 'art/coin.png' has too many pixels, over the limit" in done.stdout
+    assert "(image-pixels)" in done.stdout
+
+
+@pytest.mark.parametrize("where", ["link", "fifo"])
+def test_the_check_cache_is_read_only_as_a_regular_file(project: Path, outside: Path, where: str) -> None:
+    """A named pipe planted as output/.pnp-cache/KIND.json made `pnp check` hang."""
+    assert pnp(project, "check").returncode == 0
+    cache = project / "output" / ".pnp-cache" / "emberwild.card.json"
+    cache.unlink()
+    if where == "fifo":
+        os.mkfifo(cache)
+    else:
+        (outside / "cache.json").write_text("canary")
+        cache.symlink_to(outside / "cache.json")
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 0, done.stdout
+    assert cache.is_file() and not cache.is_symlink()  # replaced by a real cache
+    if where == "link":
+        assert (outside / "cache.json").read_text() == "canary"
