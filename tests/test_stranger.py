@@ -158,3 +158,31 @@ def test_the_check_cache_is_read_only_as_a_regular_file(project: Path, outside: 
     assert cache.is_file() and not cache.is_symlink()  # replaced by a real cache
     if where == "link":
         assert (outside / "cache.json").read_text() == "canary"
+
+
+def test_numbers_of_yaml_and_csv_records_are_read_as_json_reads_them(project: Path) -> None:
+    """A YAML or CSV integer beyond 64 bits was `pnp: internal error: TypeError: Integer exceeds
+    64-bit range` (records are digested as JSON); one beyond any float is a located problem."""
+    cards = project / "cards"
+    (cards / "big.csv").write_text("kind,id,name,copies\nemberwild.card,big,Big,999999999999999999999\n")
+    (cards / "huge.yaml").write_text(f"kind: emberwild.card\nid: huge\nname: Huge\ncost: 9{'0' * 400}\n")
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 1
+    assert "cards/big.csv:2:4: error[limit-exceeded]: 1000000000000000000000 copies of record 'big'" in done.stdout
+    assert "cards/huge.yaml:4:7: error[json-syntax]: number is too large" in done.stdout
+    assert "huge.yaml:4:7: error[type-mismatch]" not in done.stdout  # one problem, not a second about a stand-in
+
+
+def test_copies_written_as_a_whole_float_count_and_draw_as_that_many(project: Path) -> None:
+    """`"copies": 2.0` passes the schema's "integer" (JSON has one number type) but was counted
+    and drawn as 1 copy, so the component count failed with no hint why."""
+    cards = project / "cards" / "cards.json"
+    cards.write_text(cards.read_text().replace('"copies": 2,', '"copies": 2.0,'))
+    done = pnp(project, "build")
+    assert_no_traceback(done)
+    assert done.returncode == 0, done.stdout
+    from pypdf import PdfReader
+
+    text = PdfReader(project / "output" / "ember-wild" / "emberwild.card.pdf").pages[0].extract_text()
+    assert text.count("Fire Imp") == 2
