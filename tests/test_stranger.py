@@ -186,3 +186,16 @@ def test_copies_written_as_a_whole_float_count_and_draw_as_that_many(project: Pa
 
     text = PdfReader(project / "output" / "ember-wild" / "emberwild.card.pdf").pages[0].extract_text()
     assert text.count("Fire Imp") == 2
+
+
+def test_a_file_name_cannot_add_lines_to_the_text_report(project: Path) -> None:
+    """A record file named "a<newline>::error file=x::forged.json" printed a line of its own, which
+    a CI log reads as a problem (or a GitHub workflow command) pnp never reported."""
+    name = "a\n::error file=README.md::forged.json"
+    (project / "cards" / name).write_text('{"kind": "emberwild.card", "id": "x", "name": "X", "cost": "x"}')
+    done = pnp(project, "check")
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("::")], lines
+    assert 'cards/a\\n::error file=README.md::forged.json:1:' in done.stdout
+    assert len(lines) == 3  # the forged file's problem, the count the extra record breaks, the summary
