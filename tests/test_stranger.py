@@ -199,3 +199,20 @@ def test_a_file_name_cannot_add_lines_to_the_text_report(project: Path) -> None:
     assert not [line for line in lines if line.startswith("::")], lines
     assert 'cards/a\\n::error file=README.md::forged.json:1:' in done.stdout
     assert len(lines) == 3  # the forged file's problem, the count the extra record breaks, the summary
+
+
+def test_a_sheet_image_over_image_pixels_is_a_located_problem(project: Path) -> None:
+    """A sheet's image block handed a decompression bomb to the decoder:
+    `pnp: internal error: DecompressionBombError`, from check and build alike."""
+    from tests.test_hostile import huge_png
+
+    (project / "art").mkdir()
+    huge_png(project / "art" / "bomb.png")
+    sheet = project / "sheets" / "cards.yaml"
+    sheet.write_text(sheet.read_text().replace("blocks:\n", "blocks:\n  - type: image\n    src: art/bomb.png\n", 1))
+    line = sheet.read_text().splitlines().index("    src: art/bomb.png") + 1
+    for command in ("check", "build"):
+        done = pnp(project, command)
+        assert_no_traceback(done)
+        assert done.returncode == 1, done.stdout
+        assert f"sheets/cards.yaml:{line}:10: error[sheet-error]: image 'art/bomb.png' has too many pixels" in done.stdout
