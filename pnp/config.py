@@ -78,9 +78,12 @@ class Project:
 def find_project_file(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         candidate = folder / PROJECT_FILE
-        if candidate.is_file():
+        if os.path.lexists(candidate) and not candidate.is_dir():  # a pipe or a link is refused when read
             return candidate
     return None
+
+
+PROJECT_FILE_MAX_BYTES = 1024 * 1024
 
 
 def load_project(start: Path | None = None, explicit: Path | None = None) -> Project:
@@ -97,11 +100,20 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
                 "run pnp inside a project, or create one with 'pnp new DIR'"
             )
         path = found
+    from pnp.paths import RefusedFile, read_regular  # lazily: pnp.paths imports ConfigError from here
+
+    try:  # a regular file inside its folder only: a pipe never blocks, a link out is never read
+        text = read_regular(path, PROJECT_FILE_MAX_BYTES, path.parent.resolve()).decode("utf-8")
+    except RefusedFile as refused:
+        raise ConfigError(f"{path}: {refused.message}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
     try:
-        text = path.read_text(encoding="utf-8")
         table = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply to read; flatten the values") from None
     root = path.parent.resolve()
     settings = ProjectFileCheck(path, text, table)
     section = settings.table("project")

@@ -216,3 +216,27 @@ def test_a_sheet_image_over_image_pixels_is_a_located_problem(project: Path) -> 
         assert_no_traceback(done)
         assert done.returncode == 1, done.stdout
         assert f"sheets/cards.yaml:{line}:10: error[sheet-error]: image 'art/bomb.png' has too many pixels" in done.stdout
+
+
+@pytest.mark.parametrize("attack", ["fifo", "link out", "deep nesting"])
+def test_a_hostile_project_file_is_one_configuration_line(project: Path, outside: Path, attack: str) -> None:
+    """pnp.toml as a pipe was skipped ("no pnp.toml ... or any folder above", or a parent project
+    used instead), as a link it was read from anywhere, nested 100,000 deep it was an internal error."""
+    toml = project / "pnp.toml"
+    if attack == "fifo":
+        toml.unlink()
+        os.mkfifo(toml)
+        expected = "a named pipe (FIFO), not a regular file"
+    elif attack == "link out":
+        shutil.copy(toml, outside / "pnp.toml")
+        toml.unlink()
+        toml.symlink_to(outside / "pnp.toml")
+        expected = "outside the project"
+    else:
+        toml.write_text(toml.read_text() + "\n[x]\ny = " + "[" * 100_000 + "]" * 100_000 + "\n")
+        expected = "not valid TOML: nested too deeply"
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"pnp: error: {toml}: ") and expected in done.stderr, done.stderr
+    assert done.stderr.count("\n") == 1
