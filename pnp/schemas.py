@@ -237,10 +237,12 @@ class SchemaSet(SchemaDocs):
             return jsonschema_rs.validator_for(schema, registry=self.registry)
         except jsonschema_rs.ValidationError as err:
             path = self.kind_file[kind]
-            raise ConfigError(
-                f"{path}: the schema of {kind} cannot be used: {err.message}; check its $ref values "
-                "(and those of the schemas it refers to)"
-            ) from None
+            hint = (
+                "write the pattern as a regular expression of JSON Schema (ECMA-262)"
+                if '"regex"' in err.message
+                else "check its $ref values (and those of the schemas it refers to)"
+            )
+            raise ConfigError(f"{path}: the schema of {kind} cannot be used: {err.message}; {hint}") from None
 
     def unknown_kind_message(self, kind: object) -> str:
         known = self.kinds

@@ -240,3 +240,13 @@ def test_a_hostile_project_file_is_one_configuration_line(project: Path, outside
     assert done.returncode == 2
     assert done.stderr.startswith(f"pnp: error: {toml}: ") and expected in done.stderr, done.stderr
     assert done.stderr.count("\n") == 1
+
+
+def test_a_pattern_that_is_no_regular_expression_says_so(project: Path) -> None:
+    """The message told a designer with an unclosed "(" in a pattern to check their $ref values."""
+    schema = project / "schemas" / "emberwild.card.schema.json"
+    edit_json(schema, lambda s: s["properties"].update(name={"type": "string", "pattern": "(a"}))
+    done = pnp(project, "check")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"pnp: error: {schema}: ") and '"(a" is not a "regex"' in done.stderr
+    assert "$ref" not in done.stderr and "regular expression" in done.stderr
