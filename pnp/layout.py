@@ -181,7 +181,9 @@ class LayoutSet:
             for finding in _layout_docs().translate(error, ""):
                 message = f"{finding.message} (see pnp/layout.schema.json)"
                 self.findings.append((source, Finding("layout-error", message, finding.pointer, finding.at_key)))
-        if errors:
+        huge = _huge_numbers(data)
+        self.findings.extend((source, finding) for finding in huge)
+        if errors or huge:
             return
         if path.stem in self.files:
             other = self.files[path.stem].source.display
@@ -277,6 +279,26 @@ class LayoutSet:
                 )
                 continue
             self.by_kind[kind] = layout
+
+
+LAYOUT_NUMBER_MAX = 100_000  # mm or pt: nothing on a card comes near; far beyond, PDF numbers fail
+
+
+def _huge_numbers(data: dict[str, Any]) -> list[Finding]:
+    """A layout-error for each measure (any number but `copies` and `expand`, which have limits
+    of their own) beyond +-LAYOUT_NUMBER_MAX: a PDF cannot draw it."""
+    found: list[Finding] = []
+    stack: list[tuple[Any, str]] = [(v, f"/{k}") for k, v in data.items() if k not in ("copies", "expand")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}") for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
+        elif isinstance(node, int | float) and not isinstance(node, bool) and abs(node) > LAYOUT_NUMBER_MAX:
+            message = f"{node:g} is too large: layouts measure in mm (text in pt), at most {LAYOUT_NUMBER_MAX:,}"
+            found.append(Finding("layout-error", message, pointer))
+    return sorted(found, key=lambda f: f.pointer)
 
 
 def layout_paths(folder: Path) -> list[Path]:

@@ -250,3 +250,19 @@ def test_a_pattern_that_is_no_regular_expression_says_so(project: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.startswith(f"pnp: error: {schema}: ") and '"(a" is not a "regex"' in done.stderr
     assert "$ref" not in done.stderr and "regular expression" in done.stderr
+
+
+@pytest.mark.parametrize(("element", "key"), [(5, "x"), (5, "leading"), (0, "radius")])
+def test_a_layout_measure_no_pdf_can_hold_is_a_located_layout_error(project: Path, element: int, key: str) -> None:
+    """`"x": 1e308` passed the layout schema and reached reportlab: `pnp: internal error:
+    ValueError: _fp_one failed ... number too large`, from check and build alike."""
+    layout = project / "layouts" / "emberwild.card.json"
+    edit_json(layout, lambda d: d["front"]["elements"][element].update({key: 1e300}))
+    line = next(n for n, text in enumerate(layout.read_text().splitlines(), 1) if "1e+300" in text)
+    for command in ("check", "build"):
+        done = pnp(project, command)
+        assert_no_traceback(done)
+        assert done.returncode == 1, done.stdout
+        assert f"layouts/emberwild.card.json:{line}:" in done.stdout
+        assert "error[layout-error]: 1e+300 is too large" in done.stdout
+        assert f"(at /front/elements/{element}/{key})" in done.stdout
