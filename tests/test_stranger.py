@@ -101,7 +101,9 @@ def test_a_layout_file_linked_out_of_the_project_is_reported_not_read(project: P
     done = pnp(project, "check")
     assert_no_traceback(done)
     assert done.returncode == 1
-    assert f"layouts/{name}:1:1: error[unreadable-file]: a symbolic link to {target}, outside the project" in done.stdout
+    assert (
+        f"layouts/{name}:1:1: error[unreadable-file]: a symbolic link to {target}, outside the project" in done.stdout
+    )
     if name == "icons.json":  # not used either: the records' {coin} is unknown
         assert "error[unknown-icon]: unknown icon {coin}" in done.stdout
 
@@ -135,7 +137,11 @@ def test_a_raster_icon_over_image_pixels_is_reported_by_check(project: Path) -> 
     done = pnp(project, "check", "--no-render")
     assert_no_traceback(done)
     assert done.returncode == 1
-    line = next(n for n, text in enumerate((project / "layouts" / "icons.json").read_text().splitlines(), 1) if "coin.png" in text)
+    line = next(
+        n
+        for n, text in enumerate((project / "layouts" / "icons.json").read_text().splitlines(), 1)
+        if "coin.png" in text
+    )
     assert f"layouts/icons.json:{line}:" in done.stdout
     assert "error[bad-asset]: icon 'coin': image 'art/coin.png' has too many pixels, over the limit" in done.stdout
     assert "(image-pixels)" in done.stdout
@@ -197,7 +203,7 @@ def test_a_file_name_cannot_add_lines_to_the_text_report(project: Path) -> None:
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert not [line for line in lines if line.startswith("::")], lines
-    assert 'cards/a\\n::error file=README.md::forged.json:1:' in done.stdout
+    assert "cards/a\\n::error file=README.md::forged.json:1:" in done.stdout
     assert len(lines) == 3  # the forged file's problem, the count the extra record breaks, the summary
 
 
@@ -215,7 +221,9 @@ def test_a_sheet_image_over_image_pixels_is_a_located_problem(project: Path) -> 
         done = pnp(project, command)
         assert_no_traceback(done)
         assert done.returncode == 1, done.stdout
-        assert f"sheets/cards.yaml:{line}:10: error[sheet-error]: image 'art/bomb.png' has too many pixels" in done.stdout
+        assert (
+            f"sheets/cards.yaml:{line}:10: error[sheet-error]: image 'art/bomb.png' has too many pixels" in done.stdout
+        )
 
 
 @pytest.mark.parametrize("attack", ["fifo", "link out", "deep nesting"])
