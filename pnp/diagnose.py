@@ -23,6 +23,7 @@ from pnp.records import RecordFile
 
 if TYPE_CHECKING:
     from pnp.check import LoadedProject
+    from pnp.config import Project
     from pnp.impose import SheetSpec
     from pnp.layout import Layout, LayoutFile
 
@@ -149,7 +150,49 @@ def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
         for _, _, record in loaded.records(kind):
             for site in sites:
                 files.extend(root / value for _, value in values_at(record, site.path, "") if isinstance(value, str))
-    return files
+    return [*files, *_templated_images(loaded, layout, kind), *icon_files(loaded.project)]
+
+
+def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
+    """The files image elements whose `src` is a template (`{{ art }}`) name for each record, so
+    that a changed picture redraws its kind even where the schema declares no `x-asset` field.
+    (A `src` reading `expand` values or `copy` is rendered without them.)"""
+    from pnp.layout import template_env
+
+    root = loaded.project.root
+    sources = [
+        element["src"]
+        for face in ("front", "back")
+        for element in (layout.data.get(face) or {}).get("elements", [])
+        if isinstance(element, dict) and isinstance(element.get("src"), str) and "{" in element["src"]
+    ]
+    if not sources:
+        return []
+    env = template_env()
+    records = [record for _, _, record in loaded.records(kind)]
+    names: set[str] = set()
+    for source in sources:
+        try:
+            template = env.from_string(source)
+        except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing
+            continue
+        for record in records:
+            try:
+                names.add(template.render({**record, "record": record}).strip())
+            except Exception:  # noqa: BLE001 - nor one that fails on a record
+                continue
+    paths = [(root / name).resolve() for name in sorted(names) if name]
+    return [path for path in paths if path.is_relative_to(root)]
+
+
+def icon_files(project: Project) -> list[Path]:
+    """The image files of layouts/icons.json (inside the project): text anywhere may draw them."""
+    from pnp.check import load_icon_specs
+
+    root = project.root
+    images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
+    paths = [(root / image).resolve() for image in images if isinstance(image, str) and image]
+    return sorted({path for path in paths if path.is_relative_to(root)})
 
 
 def kind_digest(

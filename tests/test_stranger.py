@@ -274,3 +274,39 @@ def test_a_layout_measure_no_pdf_can_hold_is_a_located_layout_error(project: Pat
         assert f"layouts/emberwild.card.json:{line}:" in done.stdout
         assert "error[layout-error]: 1e+300 is too large" in done.stdout
         assert f"(at /front/elements/{element}/{key})" in done.stdout
+
+
+def solid_png(path: Path, colour: tuple[int, int, int]) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (20, 20), colour).save(path)
+
+
+@pytest.mark.parametrize("drawn_as", ["icon", "image src template"])
+def test_a_changed_picture_is_never_called_up_to_date(project: Path, drawn_as: str) -> None:
+    """A picture named by icons.json, or by a record through `"src": "{{ art }}"` (no `x-asset` in
+    the schema), was no input of the kind's digest: after it changed, `pnp build` said
+    "0 written, 2 up to date" and kept the old picture."""
+    (project / "art").mkdir()
+    picture = project / "art" / "coin.png"
+    solid_png(picture, (255, 0, 0))
+    if drawn_as == "icon":
+        edit_json(project / "layouts" / "icons.json", lambda d: d["icons"]["coin"].update(image="art/coin.png"))
+    else:
+        edit_json(
+            project / "schemas" / "emberwild.card.schema.json",
+            lambda s: s["properties"].update(art={"type": "string"}),
+        )
+        edit_json(project / "cards" / "cards.json", lambda r: r[0].update(art="art/coin.png"))
+        image = {"name": "art", "type": "image", "x": 5, "y": 20, "w": 20, "h": 20, "src": "{{ art }}"}
+        edit_json(project / "layouts" / "emberwild.card.json", lambda d: d["front"]["elements"].append(image))
+    cards = project / "output" / "ember-wild" / "emberwild.card.pdf"
+    assert pnp(project, "build").returncode == 0
+    first = cards.read_bytes()
+    solid_png(picture, (0, 0, 255))
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "wrote output/ember-wild/emberwild.card.pdf" in done.stderr
+    assert cards.read_bytes() != first
+    colours = {colour for _count, colour in pages(cards, dpi=100)[0].getcolors(1 << 20) or []}
+    assert (0, 0, 255) in colours and (255, 0, 0) not in colours
