@@ -281,18 +281,26 @@ class LayoutSet:
             self.by_kind[kind] = layout
 
 
-LAYOUT_NUMBER_MAX = 100_000  # mm or pt: nothing on a card comes near; far beyond, PDF numbers fail
+LAYOUT_NUMBER_MAX = 100_000  # mm or pt: nothing on a card comes near; from 1e21, PDF numbers fail
+
+
+OWN_BOUNDS = frozenset({"size", "min_size"})  # text sizes: limits text-max-pt and text-min-pt
 
 
 def _huge_numbers(data: dict[str, Any]) -> list[Finding]:
-    """A layout-error for each measure (any number but `copies` and `expand`, which have limits
-    of their own) beyond +-LAYOUT_NUMBER_MAX: a PDF cannot draw it."""
+    """A layout-error for each measure of an element (a text's size and min_size have limits of
+    their own; the card's size and bleed must fit the paper) beyond +-LAYOUT_NUMBER_MAX: a PDF
+    cannot draw it."""
     found: list[Finding] = []
-    stack: list[tuple[Any, str]] = [(v, f"/{k}") for k, v in data.items() if k not in ("copies", "expand")]
+    stack: list[tuple[Any, str]] = [(data.get(face), f"/{face}") for face in ("front", "back")]
     while stack:
         node, pointer = stack.pop()
         if isinstance(node, dict):
-            stack.extend((v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}") for k, v in node.items())
+            stack.extend(
+                (v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+                for k, v in node.items()
+                if k not in OWN_BOUNDS
+            )
         elif isinstance(node, list):
             stack.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
         elif isinstance(node, int | float) and not isinstance(node, bool) and abs(node) > LAYOUT_NUMBER_MAX:

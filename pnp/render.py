@@ -599,7 +599,7 @@ class Renderer:
                 Finding(
                     "limit-exceeded",
                     f"layout {self.layout.name!r}: {over}",
-                    f"{element.pointer}/size",
+                    f"{element.pointer}/{'size' if size > current_limits().text_max_pt else 'min_size'}",
                     in_layout=True,
                     element=element.name,
                 )

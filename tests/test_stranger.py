@@ -310,3 +310,14 @@ def test_a_changed_picture_is_never_called_up_to_date(project: Path, drawn_as: s
     assert cards.read_bytes() != first
     colours = {colour for _count, colour in pages(cards, dpi=100)[0].getcolors(1 << 20) or []}
     assert (0, 0, 255) in colours and (255, 0, 0) not in colours
+
+
+def test_a_minimum_text_size_under_its_limit_points_at_min_size(project: Path) -> None:
+    """The text-min-pt problem pointed at the element's `size`, not at the `min_size` to edit."""
+    layout = project / "layouts" / "emberwild.card.json"
+    edit_json(layout, lambda d: d["front"]["elements"][5].update(min_size=0.0001))
+    line = next(n for n, text in enumerate(layout.read_text().splitlines(), 1) if '"min_size": 0.0001' in text)
+    done = pnp(project, "check")
+    assert done.returncode == 1
+    assert f"layouts/emberwild.card.json:{line}:" in done.stdout and "(text-min-pt)" in done.stdout
+    assert "(at /front/elements/5/min_size)" in done.stdout
