@@ -103,7 +103,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     from pnp.paths import RefusedFile, read_regular  # lazily: pnp.paths imports ConfigError from here
 
     try:  # a regular file inside its folder only: a pipe never blocks, a link out is never read
-        text = read_regular(path, PROJECT_FILE_MAX_BYTES, path.parent.resolve()).decode("utf-8")
+        raw = read_regular(path, PROJECT_FILE_MAX_BYTES, path.parent.resolve())
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark, as Notepad may write
     except RefusedFile as refused:
         raise ConfigError(f"{path}: {refused.message}") from None
     except UnicodeDecodeError as err:

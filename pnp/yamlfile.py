@@ -88,7 +88,8 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         message = f"byte 0x{raw[err.start : err.start + 1].hex()} is not valid UTF-8; save the file as UTF-8"
-        return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=0)])
+        at = len(_text(raw[: err.start]))  # at the byte, as the file's text counts characters
+        return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=at)])
     text = text.removeprefix("\ufeff")  # offsets count characters after a byte-order mark
     loader = _Loader(text)
     try:

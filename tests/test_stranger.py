@@ -321,3 +321,25 @@ def test_a_minimum_text_size_under_its_limit_points_at_min_size(project: Path) -
     assert done.returncode == 1
     assert f"layouts/emberwild.card.json:{line}:" in done.stdout and "(text-min-pt)" in done.stdout
     assert "(at /front/elements/5/min_size)" in done.stdout
+
+
+def test_a_project_file_saved_with_a_byte_order_mark_is_read(project: Path) -> None:
+    """Notepad's "UTF-8 with BOM" pnp.toml was `not valid TOML: Invalid statement (at line 1, column 1)`."""
+    toml = project / "pnp.toml"
+    toml.write_bytes(b"\xef\xbb\xbf" + toml.read_bytes().replace(b"\n", b"\r\n"))
+    done = pnp(project, "check")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_invalid_utf8_in_a_yaml_file_is_located_at_the_byte(project: Path) -> None:
+    """A YAML record or sheet with a byte that is not UTF-8 was located at 1:1, not at the byte."""
+    (project / "cards" / "y.yaml").write_bytes(b'kind: emberwild.card\r\nid: yy\r\nname: "Y\xffY"\r\n')
+    sheet = project / "sheets" / "cards.yaml"
+    lines = sheet.read_bytes().split(b"\n")
+    number = next(i for i, line in enumerate(lines) if line.startswith(b"title:"))
+    lines[number] = b'title: "Ember \xff Wild"'
+    sheet.write_bytes(b"\n".join(lines))
+    done = pnp(project, "check")
+    assert done.returncode == 1
+    assert "cards/y.yaml:3:9: error[invalid-encoding]: byte 0xff is not valid UTF-8" in done.stdout
+    assert f"sheets/cards.yaml:{number + 1}:15: error[invalid-encoding]" in done.stdout
