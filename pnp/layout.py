@@ -154,12 +154,15 @@ class LayoutSet:
         self.layouts: dict[str, Layout] = {}
         self.by_kind: dict[str, Layout] = {}
         self.findings: list[tuple[RecordFile, Finding]] = []
+        self.broken_kinds: set[str] = set()  # kinds of layouts with errors: not "missing" a layout
         self.env = template_env()
         if folder.is_dir():
             for path in layout_paths(folder):
                 self._read(path, display(path))
         for name in sorted(self.files):
             layout = self._resolve(name)
+            if layout is None:
+                self.broken_kinds.update(_kinds_named(self.files[name].data))
             if layout is None or layout.data.get("abstract"):
                 continue
             self.layouts[name] = layout
@@ -184,6 +187,7 @@ class LayoutSet:
         huge = _huge_numbers(data)
         self.findings.extend((source, finding) for finding in huge)
         if errors or huge:
+            self.broken_kinds.update(_kinds_named(data))
             return
         if path.stem in self.files:
             other = self.files[path.stem].source.display
@@ -282,6 +286,12 @@ class LayoutSet:
 
 
 LAYOUT_NUMBER_MAX = 100_000  # mm or pt: nothing on a card comes near; from 1e21, PDF numbers fail
+
+
+def _kinds_named(data: Any) -> list[str]:
+    """The kinds a layout file lists (however wrong the rest of it is)."""
+    kinds = data.get("kinds") if isinstance(data, dict) else None
+    return [kind for kind in kinds if isinstance(kind, str)] if isinstance(kinds, list) else []
 
 
 OWN_BOUNDS = frozenset({"size", "min_size"})  # text sizes: limits text-max-pt and text-min-pt
@@ -446,7 +456,7 @@ def check_layouts(
                         ),
                     )
     for kind, record_file in sorted(kinds_with_records.items()):
-        if kind not in layouts.by_kind and not kind.endswith(".component-list"):
+        if kind not in layouts.by_kind and kind not in layouts.broken_kinds and not kind.endswith(".component-list"):
             yield (
                 record_file,
                 Finding(

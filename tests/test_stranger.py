@@ -343,3 +343,13 @@ def test_invalid_utf8_in_a_yaml_file_is_located_at_the_byte(project: Path) -> No
     assert done.returncode == 1
     assert "cards/y.yaml:3:9: error[invalid-encoding]: byte 0xff is not valid UTF-8" in done.stdout
     assert f"sheets/cards.yaml:{number + 1}:15: error[invalid-encoding]" in done.stdout
+
+
+def test_a_layout_with_a_mistake_is_not_also_called_missing(project: Path) -> None:
+    """One wrong value in a layout gave a second, false line: "kind 'emberwild.card' has records
+    but no layout ... add a layout listing it in 'kinds'" (it does list it)."""
+    edit_json(project / "layouts" / "emberwild.card.json", lambda d: d["front"]["elements"][5].update(h=-5))
+    done = pnp(project, "check")
+    assert done.returncode == 1
+    assert "error[layout-error]: -5 is less than the minimum of 0" in done.stdout
+    assert "missing-layout" not in done.stdout
