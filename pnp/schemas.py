@@ -191,6 +191,11 @@ class SchemaSet(SchemaDocs):
             uri = schema.get("$id")
             if not isinstance(uri, str):
                 raise ConfigError(f'{path}: schema has no "$id"; add one ending in {path.name}')
+            if uri in self.file_of_uri:  # a copied schema whose $id was kept would replace the first
+                raise ConfigError(
+                    f'{path}: "$id" {uri} is also the "$id" of {self.file_of_uri[uri].name}; '
+                    f"give each schema its own, such as one ending in {path.name}"
+                )
             self.docs[uri] = schema
             self.file_of_uri[uri] = path
             kind = _declared_kind(schema)

@@ -353,3 +353,16 @@ def test_a_layout_with_a_mistake_is_not_also_called_missing(project: Path) -> No
     assert done.returncode == 1
     assert "error[layout-error]: -5 is less than the minimum of 0" in done.stdout
     assert "missing-layout" not in done.stdout
+
+
+def test_two_schemas_with_one_id_is_a_configuration_error(project: Path) -> None:
+    """A schema copied to make a new kind, its "$id" kept, silently replaced the first: the first
+    kind's records were then checked against the copy (errors on records that are right)."""
+    schemas = project / "schemas"
+    copy = json.loads((schemas / "emberwild.card.schema.json").read_text())
+    copy["properties"]["kind"] = {"const": "emberwild.token"}
+    (schemas / "emberwild.token.schema.json").write_text(json.dumps(copy))
+    done = pnp(project, "check")
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"pnp: error: {schemas / 'emberwild.token.schema.json'}: ")
+    assert 'is also the "$id" of emberwild.card.schema.json' in done.stderr
