@@ -86,6 +86,9 @@ def find_project_file(start: Path) -> Path | None:
 PROJECT_FILE_MAX_BYTES = 1024 * 1024
 
 
+SOURCE_FOLDERS = (("records", "cards"), ("schemas", "schemas"), ("layouts", "layouts"), ("sheets", "sheets"))
+
+
 def load_project(start: Path | None = None, explicit: Path | None = None) -> Project:
     """Read `pnp.toml` (from `explicit`, or the nearest one above `start`)."""
     if explicit is not None:
@@ -124,6 +127,19 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         resolved: Path = (root / value).resolve()
         if not resolved.is_relative_to(root):
             settings.fail("project", key, f"[project] {key} = {value!r} points outside the project")
+        if key == "output":  # what pnp writes must never be read back as the project's own files
+            for other, other_default in SOURCE_FOLDERS:
+                source = (root / str(section.get(other, other_default))).resolve()
+                inside = other == "records" and resolved.is_relative_to(source)  # records are walked
+                if resolved in (root, source) or inside:
+                    where = {root: "is the project folder", source: f"is the {other} folder"}.get(
+                        resolved, f"lies in the {other} folder"
+                    )
+                    message = (
+                        f"[project] output = {value!r} {where}: pnp would read its own outputs back; "
+                        'keep them apart, such as records = "cards" and output = "output"'
+                    )
+                    settings.fail("project", key, message)
         return resolved
 
     games: dict[str, Game] = {}

@@ -366,3 +366,30 @@ def test_two_schemas_with_one_id_is_a_configuration_error(project: Path) -> None
     assert done.returncode == 2
     assert done.stderr.startswith(f"pnp: error: {schemas / 'emberwild.token.schema.json'}: ")
     assert 'is also the "$id" of emberwild.card.schema.json' in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("settings", "where"),
+    [
+        ('output = "."', "is the project folder"),
+        ('output = "cards"', "is the records folder"),
+        ('output = "layouts"', "is the layouts folder"),
+        ('output = "cards/out"', "lies in the records folder"),
+        ('records = "."', "lies in the records folder"),
+    ],
+)
+def test_an_output_folder_pnp_would_read_back_is_a_configuration_error(
+    project: Path, settings: str, where: str
+) -> None:
+    """With output = "cards", `pnp export records` wrote cards/records/*.json, which the next check
+    read as records (duplicate-id everywhere); with output = "layouts" the manifest was read as a
+    layout (layout-error at layouts/.pnp-manifest.json)."""
+    toml = project / "pnp.toml"
+    key = settings.split(" ")[0]
+    text = "\n".join(settings if line.startswith(f"{key} =") else line for line in toml.read_text().splitlines())
+    toml.write_text(text + "\n")
+    line = next(n for n, text in enumerate(toml.read_text().splitlines(), 1) if text.startswith("output ="))
+    done = pnp(project, "check")
+    assert done.returncode == 2
+    assert f"pnp.toml:{line}:1: error[config-error]: [project] output = " in done.stdout + done.stderr
+    assert where in done.stdout + done.stderr
