@@ -284,8 +284,10 @@ class ProjectFileCheck:
 def _value_problem(rule: str, value: Any) -> str | None:
     if rule == "str" and not isinstance(value, str):
         return "must be a string (in quotes)"
-    if rule == "number" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-        return "must be a positive number"
+    if rule == "number" and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf")
+    ):
+        return "must be a positive number"  # nan and inf too: TOML has both
     if rule == "languages" and (
         not isinstance(value, list)
         or not all(isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in value)

@@ -393,3 +393,39 @@ def test_an_output_folder_pnp_would_read_back_is_a_configuration_error(
     assert done.returncode == 2
     assert f"pnp.toml:{line}:1: error[config-error]: [project] output = " in done.stdout + done.stderr
     assert where in done.stdout + done.stderr
+
+
+def test_a_changed_limit_is_never_answered_from_the_check_cache(project: Path) -> None:
+    """Raising text-min-pt to 100 after a clean check gave "0 errors" again: the cache of what
+    drawing found (and the build's digests) did not depend on [limits]."""
+    assert pnp(project, "check").returncode == 0
+    toml = project / "pnp.toml"
+    toml.write_text(toml.read_text() + "\n[limits]\ntext-min-pt = 100\n")
+    done = pnp(project, "check")
+    assert done.returncode == 1
+    assert "(text-min-pt)" in done.stdout
+    assert pnp(project, "build").returncode == 1
+
+
+@pytest.mark.parametrize(
+    ("table", "setting", "expected"),
+    [
+        ("build", 'paper = "nanxnanmm"', "unknown paper"),
+        ("project", "max-file-mb = nan", "must be a positive number"),
+        ("project", "max-file-mb = inf", "must be a positive number"),
+    ],
+)
+def test_not_a_number_in_pnp_toml_is_a_located_configuration_error(
+    project: Path, table: str, setting: str, expected: str
+) -> None:
+    """TOML has nan and inf: paper = "nanxnanmm" and max-file-mb = nan were internal errors."""
+    toml = project / "pnp.toml"
+    lines = [line for line in toml.read_text().splitlines() if not line.startswith(setting.split(" ")[0] + " ")]
+    at = lines.index(f"[{table}]") + 1
+    lines.insert(at, setting)
+    toml.write_text("\n".join(lines) + "\n")
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 2
+    assert f"pnp.toml:{at + 1}:1: error[config-error]" in done.stdout + done.stderr
+    assert expected in done.stdout + done.stderr
