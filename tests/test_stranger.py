@@ -429,3 +429,18 @@ def test_not_a_number_in_pnp_toml_is_a_located_configuration_error(
     assert done.returncode == 2
     assert f"pnp.toml:{at + 1}:1: error[config-error]" in done.stdout + done.stderr
     assert expected in done.stdout + done.stderr
+
+
+def test_an_id_of_any_length_exports_to_files(project: Path) -> None:
+    """A 300-character id passed `pnp check` (kebab-case) but `pnp export png` and `gallery` died
+    with `internal error: OSError: [Errno 36] File name too long`."""
+    long_id = "a" * 300
+    edit_json(project / "cards" / "cards.json", lambda r: (r[1].update(id=long_id), r[0].pop("counters")))
+    assert pnp(project, "check").returncode == 0
+    for fmt in ("png", "gallery"):
+        done = pnp(project, "export", fmt)
+        assert_no_traceback(done)
+        assert done.returncode == 0, done.stderr
+    names = [p.name for p in (project / "output" / "ember-wild" / "png" / "emberwild.card").iterdir()]
+    assert all(len(name.encode()) < 255 for name in names)
+    assert len([name for name in names if name.startswith("a" * 100)]) == 2  # front and back
