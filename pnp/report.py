@@ -11,7 +11,7 @@ import orjson
 
 from pnp import __version__
 from pnp.check import CheckResult
-from pnp.problems import CODES, Problem
+from pnp.problems import CODES, Problem, one_line
 
 
 def _summary(result: CheckResult) -> str:
@@ -23,14 +23,11 @@ def _summary(result: CheckResult) -> str:
     return f"{result.files} files, {result.records} records: {counts}"
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F]} | {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
-
-
 def report_text(result: CheckResult, out: IO[str]) -> None:
     for p in result.problems:
         where = f" (at {p.pointer})" if p.pointer else ""
         line = f"{p.place}: {p.severity}[{p.code}]: {p.message}{where}"
-        out.write(line.translate(_CONTROL) + "\n")  # one line each, whatever a file name holds
+        out.write(one_line(line) + "\n")  # one line each, whatever a file name holds
     out.write(_summary(result) + "\n")
 
 

@@ -439,3 +439,13 @@ def test_an_id_of_any_length_exports_to_files(project: Path) -> None:
     names = [p.name for p in (project / "output" / "ember-wild" / "png" / "emberwild.card").iterdir()]
     assert all(len(name.encode()) < 255 for name in names)
     assert len([name for name in names if name.startswith("a" * 100)]) == 2  # front and back
+
+
+def test_a_file_name_cannot_add_lines_to_a_configuration_error(project: Path) -> None:
+    """The one `pnp: error:` line of a configuration error printed a schema file's name as is: a
+    name with a line break added a line (a GitHub workflow command) to stderr."""
+    schemas = project / "schemas"
+    shutil.copy(schemas / "common.schema.json", schemas / "x\n::error file=README.md::forged.schema.json")
+    done = pnp(project, "check")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "x\\n::error file=README.md::forged.schema.json" in done.stderr
