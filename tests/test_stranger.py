@@ -449,3 +449,20 @@ def test_a_file_name_cannot_add_lines_to_a_configuration_error(project: Path) ->
     done = pnp(project, "check")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "x\\n::error file=README.md::forged.schema.json" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("where", "text", "line_col"),
+    [
+        ("cards/r.yaml", "kind: emberwild.card\nid: rec\nname: Rec\nnote: &a [1, *a]\n", "4:7"),
+        ("layouts/r.yaml", "kinds: [emberwild.card]\nfront: &f {elements: [], x: *f}\n", "2:8"),
+    ],
+)
+def test_a_yaml_alias_of_itself_is_a_located_problem(project: Path, where: str, text: str, line_col: str) -> None:
+    """`note: &a [1, *a]` (four lines of YAML) made an endless value: an internal error
+    (Recursion limit reached), or with later walks of the records, a check that never ended."""
+    (project / where).write_text(text)
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 1
+    assert f"{where}:{line_col}: error[json-syntax]: YAML: this value holds an alias (*name) of itself" in done.stdout
