@@ -15,6 +15,7 @@ from pnp.config import ConfigError, Project
 from pnp.fields import FieldGuide
 from pnp.jsonfile import json_type, parse_bytes
 from pnp.limits import cap_per_file
+from pnp.paths import RefusedFile, read_regular
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile, iter_record_paths, load_file
 from pnp.schemas import SchemaSet
@@ -69,9 +70,10 @@ class LoadedProject:
 def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
     """layouts/icons.json: the inline icons text may use, by name (pnp check validates the file)."""
     path = project.layouts / "icons.json"
-    if not path.is_file():
+    try:  # a pipe or a link out of the project is never read (check_icons reports it)
+        parsed = parse_bytes(read_regular(path, project.max_file_bytes))
+    except RefusedFile:
         return {}
-    parsed = parse_bytes(path.read_bytes())
     icons = parsed.data.get("icons") if isinstance(parsed.data, dict) else None
     return icons if parsed.ok and isinstance(icons, dict) else {}
 
@@ -245,7 +247,7 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     from pnp.projectfiles import check_schema_keywords
 
     yield from check_schema_keywords(project.schemas, project.display)
-    if (project.layouts / "icons.json").is_file():
+    if os.path.lexists(project.layouts / "icons.json"):
         from pnp.projectfiles import check_icons
 
         yield from check_icons(project)

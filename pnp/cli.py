@@ -19,7 +19,7 @@ import click
 
 from pnp import __version__
 from pnp.config import ConfigError, Project, load_project
-from pnp.problems import expand_codes
+from pnp.problems import expand_codes, one_line
 
 if TYPE_CHECKING:
     from pnp.build import BuildOptions
@@ -704,7 +704,7 @@ def _run() -> None:
         err.show()
         sys.exit(2)
     except ConfigError as err:
-        click.echo(f"pnp: error: {err}", err=True)
+        click.echo(f"pnp: error: {one_line(str(err))}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
         sys.exit(130)
@@ -714,7 +714,8 @@ def _run() -> None:
         if os.environ.get("PNP_DEBUG"):
             raise
         click.echo(
-            f"pnp: internal error: {type(err).__name__}: {err} (set PNP_DEBUG=1 for a traceback, and please report it)",
+            f"pnp: internal error: {type(err).__name__}: {one_line(str(err))} "
+            "(set PNP_DEBUG=1 for a traceback, and please report it)",
             err=True,
         )
         sys.exit(2)

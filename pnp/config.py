@@ -78,9 +78,15 @@ class Project:
 def find_project_file(start: Path) -> Path | None:
     for folder in (start, *start.parents):
         candidate = folder / PROJECT_FILE
-        if candidate.is_file():
+        if os.path.lexists(candidate) and not candidate.is_dir():  # a pipe or a link is refused when read
             return candidate
     return None
+
+
+PROJECT_FILE_MAX_BYTES = 1024 * 1024
+
+
+SOURCE_FOLDERS = (("records", "cards"), ("schemas", "schemas"), ("layouts", "layouts"), ("sheets", "sheets"))
 
 
 def load_project(start: Path | None = None, explicit: Path | None = None) -> Project:
@@ -97,11 +103,21 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
                 "run pnp inside a project, or create one with 'pnp new DIR'"
             )
         path = found
+    from pnp.paths import RefusedFile, read_regular  # lazily: pnp.paths imports ConfigError from here
+
+    try:  # a regular file inside its folder only: a pipe never blocks, a link out is never read
+        raw = read_regular(path, PROJECT_FILE_MAX_BYTES, path.parent.resolve())
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark, as Notepad may write
+    except RefusedFile as refused:
+        raise ConfigError(f"{path}: {refused.message}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
     try:
-        text = path.read_text(encoding="utf-8")
         table = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables recursively
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply to read; flatten the values") from None
     root = path.parent.resolve()
     settings = ProjectFileCheck(path, text, table)
     section = settings.table("project")
@@ -111,6 +127,19 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         resolved: Path = (root / value).resolve()
         if not resolved.is_relative_to(root):
             settings.fail("project", key, f"[project] {key} = {value!r} points outside the project")
+        if key == "output":  # what pnp writes must never be read back as the project's own files
+            for other, other_default in SOURCE_FOLDERS:
+                source = (root / str(section.get(other, other_default))).resolve()
+                inside = other == "records" and resolved.is_relative_to(source)  # records are walked
+                if resolved in (root, source) or inside:
+                    where = {root: "is the project folder", source: f"is the {other} folder"}.get(
+                        resolved, f"lies in the {other} folder"
+                    )
+                    message = (
+                        f"[project] output = {value!r} {where}: pnp would read its own outputs back; "
+                        'keep them apart, such as records = "cards" and output = "output"'
+                    )
+                    settings.fail("project", key, message)
         return resolved
 
     games: dict[str, Game] = {}
@@ -132,6 +161,9 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     except limits_module.LimitsError as err:
         settings.fail("limits", err.key, str(err))
     limits_module.use(limits)
+    from pnp.paths import use_project  # lazily: pnp.paths imports ConfigError from here
+
+    use_project(root)
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     return Project(
         root=root,
@@ -252,8 +284,10 @@ class ProjectFileCheck:
 def _value_problem(rule: str, value: Any) -> str | None:
     if rule == "str" and not isinstance(value, str):
         return "must be a string (in quotes)"
-    if rule == "number" and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
-        return "must be a positive number"
+    if rule == "number" and (
+        isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf")
+    ):
+        return "must be a positive number"  # nan and inf too: TOML has both
     if rule == "languages" and (
         not isinstance(value, list)
         or not all(isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in value)

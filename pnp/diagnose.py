@@ -23,11 +23,13 @@ from pnp.records import RecordFile
 
 if TYPE_CHECKING:
     from pnp.check import LoadedProject
+    from pnp.config import Project
     from pnp.impose import SheetSpec
     from pnp.layout import Layout, LayoutFile
 
 PACKAGE = Path(__file__).resolve().parent
 CACHE_FOLDER = ".pnp-cache"
+CACHE_MAX_BYTES = 64 * 1024 * 1024  # what drawing found for one kind: far less in any real project
 Located = tuple[RecordFile, Finding]
 
 
@@ -150,7 +152,49 @@ def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
         for _, _, record in loaded.records(kind):
             for site in sites:
                 files.extend(root / value for _, value in values_at(record, site.path, "") if isinstance(value, str))
-    return files
+    return [*files, *_templated_images(loaded, layout, kind), *icon_files(loaded.project)]
+
+
+def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
+    """The files image elements whose `src` is a template (`{{ art }}`) name for each record, so
+    that a changed picture redraws its kind even where the schema declares no `x-asset` field.
+    (A `src` reading `expand` values or `copy` is rendered without them.)"""
+    from pnp.layout import template_env
+
+    root = loaded.project.root
+    sources = [
+        element["src"]
+        for face in ("front", "back")
+        for element in (layout.data.get(face) or {}).get("elements", [])
+        if isinstance(element, dict) and isinstance(element.get("src"), str) and "{" in element["src"]
+    ]
+    if not sources:
+        return []
+    env = template_env()
+    records = [record for _, _, record in loaded.records(kind)]
+    names: set[str] = set()
+    for source in sources:
+        try:
+            template = env.from_string(source)
+        except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing
+            continue
+        for record in records:
+            try:
+                names.add(template.render({**record, "record": record}).strip())
+            except Exception:  # noqa: BLE001 - nor one that fails on a record
+                continue
+    paths = [(root / name).resolve() for name in sorted(names) if name]
+    return [path for path in paths if path.is_relative_to(root)]
+
+
+def icon_files(project: Project) -> list[Path]:
+    """The image files of layouts/icons.json (inside the project): text anywhere may draw them."""
+    from pnp.check import load_icon_specs
+
+    root = project.root
+    images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
+    paths = [(root / image).resolve() for image in images if isinstance(image, str) and image]
+    return sorted({path for path in paths if path.is_relative_to(root)})
 
 
 def kind_digest(
@@ -244,12 +288,14 @@ def _broken_records(loaded: LoadedProject) -> set[tuple[int, int]]:
 
 
 def _read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) -> list[Located] | None:
-    try:
-        stored = orjson.loads(path.read_bytes())
+    from pnp.paths import RefusedFile, read_regular
+
+    try:  # a regular file only: a pipe planted in the cache must not block pnp check
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES))
         if stored.get("key") != key:
             return None
         found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # no cache, or one this pnp cannot read: draw again
     if not all(_sound(finding) for _, finding in found):
         return None  # edited by hand, or by another pnp: draw again

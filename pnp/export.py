@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import io
 import json
 import math
@@ -311,8 +312,13 @@ def face_names(faces: list[Face]) -> list[str]:
     return names
 
 
+SAFE_NAME_MAX = 100  # with -2-front.png and a temporary's .NAME.xxxxxxxx.tmp, far below 255 bytes
+
+
 def _safe_name(value: Any) -> str:
     text = re.sub(r"[^a-z0-9_.-]+", "-", str(value if value is not None else "record").lower()).strip("-.")
+    if len(text) > SAFE_NAME_MAX:  # an id of any length: a file name is at most 255 bytes
+        text = f"{text[:SAFE_NAME_MAX].rstrip('-.')}-{hashlib.sha256(text.encode()).hexdigest()[:8]}"
     return text or "record"
 
 

@@ -91,9 +91,12 @@ def parse_paper(name: str) -> tuple[float, float]:
         if key.endswith(unit) and "x" in key:
             width, _, height = key[: -len(unit)].partition("x")
             try:
-                return float(width) * factor, float(height) * factor
+                size = float(width) * factor, float(height) * factor
             except ValueError:
                 break
+            if math.isnan(size[0]) or math.isnan(size[1]):  # "nan" is a float, no measure
+                break
+            return size
     raise ImpositionError(
         f"unknown paper {name!r}; use a4, letter, a3, legal or WIDTHxHEIGHT with mm, in or pt (210x297mm)"
     )

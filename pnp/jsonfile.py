@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass
 from json.decoder import JSONDecodeError
 from typing import Any
@@ -385,3 +386,40 @@ def json_type(value: Any) -> str:
     """'an integer', 'a string': the JSON type of a value, for messages."""
     name = json_type_name(value)
     return ("an " if name[0] in "aeiou" else "a ") + name
+
+
+JSON_INTEGERS = (-(2**63), 2**64 - 1)  # what orjson reads from JSON as an integer (beyond: a float)
+
+
+def as_json_numbers(records: list[Any], pointer_of: Any) -> list[Finding]:
+    """Make integers of YAML or spreadsheet records what the same number in a JSON record is (a
+    float beyond 64 bits, as orjson reads it), since later stages write records as JSON; a number
+    no float holds is a problem (as in JSON). `pointer_of(index)` names a record."""
+    findings: list[Finding] = []
+    stack: list[tuple[Any, str]] = [(record, pointer_of(i)) for i, record in enumerate(records)]
+    while stack:
+        node, pointer = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            here = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+            if isinstance(value, dict | list):
+                stack.append((value, here))
+            elif type(value) is int and not JSON_INTEGERS[0] <= value <= JSON_INTEGERS[1]:
+                try:
+                    node[key] = float(value)
+                except OverflowError:  # the largest float stands in: this problem is the one reported
+                    node[key] = sys.float_info.max if value > 0 else -sys.float_info.max
+                    message = "number is too large for any JSON reader (over 1.8e308); write a smaller number"
+                    findings.append(Finding("json-syntax", message, here))
+    return findings
+
+
+def whole_number(value: Any) -> int | None:
+    """`value` as JSON Schema's "integer" takes it (3, or 3.0 as a JSON reader may give it), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None

@@ -160,12 +160,15 @@ class LayoutSet:
         self.layouts: dict[str, Layout] = {}
         self.by_kind: dict[str, Layout] = {}
         self.findings: list[tuple[RecordFile, Finding]] = []
+        self.broken_kinds: set[str] = set()  # kinds of layouts with errors: not "missing" a layout
         self.env = template_env()
         if folder.is_dir():
             for path in layout_paths(folder):
                 self._read(path, display(path))
         for name in sorted(self.files):
             layout = self._resolve(name)
+            if layout is None:
+                self.broken_kinds.update(_kinds_named(self.files[name].data))
             if layout is None or layout.data.get("abstract"):
                 continue
             self.layouts[name] = layout
@@ -187,7 +190,10 @@ class LayoutSet:
             for finding in _layout_docs().translate(error, ""):
                 message = f"{finding.message} (see pnp/layout.schema.json)"
                 self.findings.append((source, Finding("layout-error", message, finding.pointer, finding.at_key)))
-        if errors:
+        huge = _huge_numbers(data)
+        self.findings.extend((source, finding) for finding in huge)
+        if errors or huge:
+            self.broken_kinds.update(_kinds_named(data))
             return
         if path.stem in self.files:
             other = self.files[path.stem].source.display
@@ -283,6 +289,40 @@ class LayoutSet:
                 )
                 continue
             self.by_kind[kind] = layout
+
+
+LAYOUT_NUMBER_MAX = 100_000  # mm or pt: nothing on a card comes near; from 1e21, PDF numbers fail
+
+
+def _kinds_named(data: Any) -> list[str]:
+    """The kinds a layout file lists (however wrong the rest of it is)."""
+    kinds = data.get("kinds") if isinstance(data, dict) else None
+    return [kind for kind in kinds if isinstance(kind, str)] if isinstance(kinds, list) else []
+
+
+OWN_BOUNDS = frozenset({"size", "min_size"})  # text sizes: limits text-max-pt and text-min-pt
+
+
+def _huge_numbers(data: dict[str, Any]) -> list[Finding]:
+    """A layout-error for each measure of an element (a text's size and min_size have limits of
+    their own; the card's size and bleed must fit the paper) beyond +-LAYOUT_NUMBER_MAX: a PDF
+    cannot draw it."""
+    found: list[Finding] = []
+    stack: list[tuple[Any, str]] = [(data.get(face), f"/{face}") for face in ("front", "back")]
+    while stack:
+        node, pointer = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(
+                (v, f"{pointer}/{str(k).replace('~', '~0').replace('/', '~1')}")
+                for k, v in node.items()
+                if k not in OWN_BOUNDS
+            )
+        elif isinstance(node, list):
+            stack.extend((v, f"{pointer}/{i}") for i, v in enumerate(node))
+        elif isinstance(node, int | float) and not isinstance(node, bool) and abs(node) > LAYOUT_NUMBER_MAX:
+            message = f"{node:g} is too large: layouts measure in mm (text in pt), at most {LAYOUT_NUMBER_MAX:,}"
+            found.append(Finding("layout-error", message, pointer))
+    return sorted(found, key=lambda f: f.pointer)
 
 
 def layout_paths(folder: Path) -> list[Path]:
@@ -506,7 +546,7 @@ def check_layouts(
                         ),
                     )
     for kind, record_file in sorted(kinds_with_records.items()):
-        if kind not in layouts.by_kind and not kind.endswith(".component-list"):
+        if kind not in layouts.by_kind and kind not in layouts.broken_kinds and not kind.endswith(".component-list"):
             yield (
                 record_file,
                 Finding(

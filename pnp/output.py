@@ -26,6 +26,7 @@ from typing import IO, Any
 
 from pnp import __version__
 from pnp.config import ConfigError
+from pnp.limits import current as current_limits
 from pnp.paths import RefusedFile, read_regular, refuse_linked_folder
 from pnp.problems import Problem
 
@@ -93,9 +94,11 @@ def _umask() -> int:
 
 
 def digest(*parts: Any, files: Iterable[Path] = ()) -> str:
-    """A stable digest of JSON-able `parts` and the bytes of `files` (plus the pnp version)."""
+    """A stable digest of JSON-able `parts` and the bytes of `files` (plus the pnp version and the
+    project's [limits], which decide what drawing refuses)."""
     hasher = hashlib.sha256()
     hasher.update(__version__.encode())
+    hasher.update(repr(current_limits()).encode())
     hasher.update(json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False).encode())
     for file in sorted(set(files)):
         hasher.update(str(file).encode())

@@ -17,6 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
 from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, grid, paginate
+from pnp.jsonfile import whole_number
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.problems import Finding
@@ -92,7 +93,8 @@ class _OverLimit(Exception):
 
 def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: Any) -> int:
     if spec is None:
-        return int(default) if isinstance(default, int) else 1
+        copies = whole_number(default)  # 2.0 (a JSON reader's integer) draws 2, as pnp check counts it
+        return copies if copies is not None else 1
     if isinstance(spec, int):
         return spec
     text = renderer.env.from_string(spec).render(context).strip()

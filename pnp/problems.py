@@ -215,3 +215,12 @@ class Problem:
 
 def severity_of(finding: Finding) -> Severity:
     return finding.severity or CODES[finding.code].severity
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), 0x7F]} | {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+
+
+def one_line(text: str) -> str:
+    """`text` with its control characters escaped (`\\n`, `\\x1b`): a file name holding a line
+    break cannot add a line of its own to a report (a forged problem, a CI workflow command)."""
+    return text.translate(_CONTROL)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
+from pnp.paths import image_problem
 from pnp.problems import Finding
 from pnp.records import RecordFile, load_file
 
@@ -77,6 +78,8 @@ def _icon_images(project: Project, data: Any) -> Iterator[Finding]:
             yield Finding("missing-asset", f"icon {name!r}: image {image!r} does not exist", pointer)
         elif path.suffix.lower() not in (".svg", ".png", ".jpg", ".jpeg"):
             yield Finding("icons-error", f"icon {name!r}: image {image!r} is not an SVG, PNG or JPEG file", pointer)
+        elif path.suffix.lower() != ".svg" and (problem := image_problem(path)):  # as pnp build finds it
+            yield Finding("bad-asset", f"icon {name!r}: image {image!r} {problem}", pointer)
 
 
 def no_layouts(loaded: LoadedProject) -> Iterator[Located]:

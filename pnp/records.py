@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pnp.jsonfile import Parsed, item_offsets, json_type, line_col, locate, parse_bytes
+from pnp.jsonfile import Parsed, as_json_numbers, item_offsets, json_type, line_col, locate, parse_bytes
 from pnp.paths import RefusedFile, leaves_project, read_regular, refuse_unless_regular
 from pnp.problems import Finding, Problem, severity_of
 
@@ -225,14 +225,17 @@ def load_file(
             refuse_unless_regular(path, project)
         except RefusedFile as refused:
             return RecordFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
-    if reader == "yaml":
-        from pnp.yamlfile import load_yaml_records
+    if reader in ("yaml", "table"):
+        if reader == "yaml":
+            from pnp.yamlfile import load_yaml_records
 
-        return load_yaml_records(path, display, max_bytes)
-    if reader == "table":
-        from pnp.tabular import load_table
+            loaded = load_yaml_records(path, display, max_bytes)
+        else:
+            from pnp.tabular import load_table
 
-        return load_table(path, display, max_bytes, guide)
+            loaded = load_table(path, display, max_bytes, guide)
+        loaded.findings.extend(as_json_numbers(loaded.records, loaded.pointer))  # numbers as JSON has them
+        return loaded
     try:
         raw = read_regular(path, max_bytes, project)
     except RefusedFile as refused:

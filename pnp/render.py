@@ -9,6 +9,7 @@ size), which is what makes shrink-to-fit cheap enough for 10,000 cards.
 from __future__ import annotations
 
 import collections
+import io
 import re
 import weakref
 from collections.abc import Callable
@@ -30,7 +31,7 @@ from pnp.layout import Layout, choice_value, compile_message, face_entries, is_b
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.markup import MARKUP
-from pnp.paths import image_problem
+from pnp.paths import image_problem, read_regular
 from pnp.problems import Finding
 
 Context = dict[str, Any]
@@ -87,6 +88,7 @@ def _color(value: str) -> Color:
 
 # What a layout template can raise on odd data: reported as template-error. Only template calls
 # (`_run`, `when`, `copies`) are wrapped: a bug in pnp's own drawing is not the template's fault.
+ICON_SVG_MAX_BYTES = 5 * 1024 * 1024  # an icon is a few kilobytes of paths
 TEMPLATE_FAILURES = (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
 PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 MARKUP_CHARS = frozenset("*_{\n")
@@ -625,7 +627,7 @@ class Renderer:
                 Finding(
                     "limit-exceeded",
                     f"layout {self.layout.name!r}: {over}",
-                    f"{element.pointer}/size",
+                    f"{element.pointer}/{'size' if size > current_limits().text_max_pt else 'min_size'}",
                     in_layout=True,
                     element=element.name,
                 )
@@ -810,9 +812,13 @@ def draw_icon_image(
             if path.suffix.lower() == ".svg":
                 from svglib.svglib import svg2rlg
 
-                art = svg2rlg(str(path))
+                # from its bytes, not its name: svglib then follows no <image>/<use> reference
+                # to another file (which may lie outside the project), and reads a bounded file
+                art = svg2rlg(io.BytesIO(read_regular(path, ICON_SVG_MAX_BYTES, root)))
                 if art is not None:  # reportlab's drawing default is Helvetica, which is never embedded
                     art.initialFontName = SANS.regular
+            elif image_problem(path):  # a decompression bomb, or no image: the disc stands in
+                art = None
             else:
                 art = ImagePath(path, root)
                 _image_size(str(path))  # fails here, not halfway through a page, if it is no image

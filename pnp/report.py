@@ -11,7 +11,7 @@ import orjson
 
 from pnp import __version__
 from pnp.checkresult import CheckResult
-from pnp.problems import CODES, Problem
+from pnp.problems import CODES, Problem, one_line
 
 
 def _summary(result: CheckResult) -> str:
@@ -26,7 +26,8 @@ def _summary(result: CheckResult) -> str:
 def report_text(result: CheckResult, out: IO[str]) -> None:
     for p in result.problems:
         where = f" (at {p.pointer})" if p.pointer else ""
-        out.write(f"{p.place}: {p.severity}[{p.code}]: {p.message}{where}\n")
+        line = f"{p.place}: {p.severity}[{p.code}]: {p.message}{where}"
+        out.write(one_line(line) + "\n")  # one line each, whatever a file name holds
     out.write(_summary(result) + "\n")
 
 

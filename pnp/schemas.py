@@ -160,11 +160,15 @@ class SchemaSet(SchemaDocs):
         self.folder = folder
         self.kind_uri: dict[str, str] = {}
         self.kind_file: dict[str, Path] = {}
+        self.file_of_uri: dict[str, Path] = {}
         self._validators: dict[str, Any] = {}
         self._array_validators: dict[str, Any] = {}
         self._sites: dict[str, tuple[Site, ...]] = {}
         self._load()
-        self.registry = jsonschema_rs.Registry(list(self.docs.items()))
+        try:
+            self.registry = jsonschema_rs.Registry(list(self.docs.items()))
+        except ValueError as err:  # a $ref to a schema that is not in the folder: never fetched
+            raise ConfigError(_unresolved_ref_message(self.docs, self.file_of_uri, self.folder, err)) from None
 
     def _load(self) -> None:
         if not self.folder.is_dir():
@@ -187,7 +191,13 @@ class SchemaSet(SchemaDocs):
             uri = schema.get("$id")
             if not isinstance(uri, str):
                 raise ConfigError(f'{path}: schema has no "$id"; add one ending in {path.name}')
+            if uri in self.file_of_uri:  # a copied schema whose $id was kept would replace the first
+                raise ConfigError(
+                    f'{path}: "$id" {uri} is also the "$id" of {self.file_of_uri[uri].name}; '
+                    f"give each schema its own, such as one ending in {path.name}"
+                )
             self.docs[uri] = schema
+            self.file_of_uri[uri] = path
             kind = _declared_kind(schema)
             stem = path.name[: -len(KIND_SUFFIX)]
             if kind is None:
@@ -232,10 +242,12 @@ class SchemaSet(SchemaDocs):
             return jsonschema_rs.validator_for(schema, registry=self.registry)
         except jsonschema_rs.ValidationError as err:
             path = self.kind_file[kind]
-            raise ConfigError(
-                f"{path}: the schema of {kind} cannot be used: {err.message}; check its $ref values "
-                "(and those of the schemas it refers to)"
-            ) from None
+            hint = (
+                "write the pattern as a regular expression of JSON Schema (ECMA-262)"
+                if '"regex"' in err.message
+                else "check its $ref values (and those of the schemas it refers to)"
+            )
+            raise ConfigError(f"{path}: the schema of {kind} cannot be used: {err.message}; {hint}") from None
 
     def unknown_kind_message(self, kind: object) -> str:
         known = self.kinds
@@ -333,6 +345,37 @@ def _walk(
             yield from _walk(schemas, uri, sub, path, active)
     for keyword in ("if", "then", "else"):
         yield from _walk(schemas, uri, node.get(keyword), path, active)
+
+
+def _unresolved_ref_message(
+    docs: dict[str, dict[str, Any]], files: dict[str, Path], folder: Path, err: ValueError
+) -> str:
+    """Which schema has a $ref to a schema the folder does not hold, and what to write instead."""
+    text = str(err)
+    missing = text.split("'")[1] if text.count("'") >= 2 else ""
+    where = str(folder)
+    for uri, schema in docs.items():
+        if any(urldefrag(urljoin(uri, ref))[0] == missing for ref in _refs(schema)):
+            where = str(files.get(uri, folder))
+            break
+    return (
+        f"{where}: a $ref names {missing or 'a schema'}, which is no schema of {folder.name}/ "
+        "(pnp never fetches schemas from elsewhere); point it at a schema file of this folder, "
+        "such as common.schema.json#/$defs/NAME"
+    )
+
+
+def _refs(node: Any) -> Iterator[str]:
+    """Every "$ref" string of a schema document."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("$ref"), str):
+                yield item["$ref"]
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def _declared_kind(schema: dict[str, Any]) -> str | None:

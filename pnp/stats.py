@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from pnp import xrefs
 from pnp.check import load_project_records
 from pnp.config import Project
+from pnp.jsonfile import whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +31,7 @@ def collect_stats(project: Project) -> list[KindStats]:
     rows: list[KindStats] = []
     for kind in loaded.schemas.kinds:
         records = [r for _, _, r in index.records_of(kind)]
-        copies = sum(r.get("copies", 1) if isinstance(r.get("copies", 1), int) else 1 for r in records)
+        copies = sum(n if (n := whole_number(r.get("copies", 1))) is not None else 1 for r in records)
         own = lines.get(kind, [])
         whole = [c for c in own if not c.get("where")]
         # a whole-kind line; else the broadest subset lines (fewest conditions), whose counts add up

@@ -18,6 +18,7 @@ from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
+from pnp.jsonfile import whole_number
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.paths import image_problem
@@ -378,8 +379,8 @@ def check_copies(index: Index) -> Iterator[Located]:
     limit = current_limits().copies
     for kind in sorted(index.files_by_kind):
         for record_file, i, record in index.records_of(kind):
-            copies = record.get("copies")
-            if isinstance(copies, int) and not isinstance(copies, bool) and copies > limit:
+            copies = whole_number(record.get("copies"))
+            if copies is not None and copies > limit:
                 message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
                 yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
 
@@ -392,8 +393,8 @@ def count_present(index: Index, component: dict[str, Any]) -> int:
     present = 0
     for _, _, record in index.records_of(component["kind"]):
         if all(record.get(k) == v for k, v in where.items()):
-            copies = record.get("copies", 1)
-            present += copies if isinstance(copies, int) else 1
+            copies = whole_number(record.get("copies", 1))  # 2.0 is 2 copies, as the schema's integer
+            present += copies if copies is not None else 1
     return present
 
 

@@ -88,7 +88,8 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         message = f"byte 0x{raw[err.start : err.start + 1].hex()} is not valid UTF-8; save the file as UTF-8"
-        return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=0)])
+        at = len(_text(raw[: err.start]))  # at the byte, as the file's text counts characters
+        return YamlFile(path, display, raw, [], False, [Finding("invalid-encoding", message, offset=at)])
     text = text.removeprefix("\ufeff")  # offsets count characters after a byte-order mark
     loader = _Loader(text)
     try:
@@ -106,6 +107,14 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
             return YamlFile(path, display, raw, [], False, [Finding("limit-exceeded", message, offset=0)])
         findings = list(_duplicate_keys(node, "", set()))  # before merge keys are expanded into the nodes
         data = loader.construct_document(node) if node is not None else None
+    except RecursiveAlias as found:
+        mark = found.node.start_mark
+        message = (
+            "YAML: this value holds an alias (*name) of itself, an endless value no record or layout can "
+            "have; write the inner value out"
+        )
+        at = _offset(text, mark.line, mark.column)
+        return YamlFile(path, display, raw, [], False, [Finding("json-syntax", message, offset=at)])
     except RecursionError:
         message = "YAML syntax: nested too deeply to read; flatten the structure"
         return YamlFile(path, display, raw, [], False, [Finding("json-syntax", message, offset=0)])
@@ -137,13 +146,26 @@ def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -
 MAX_DEPTH = 100  # records and layouts need a few levels; deeper ones break later stages' recursion
 
 
+_IN_PROGRESS = (-1, -1)
+
+
+class RecursiveAlias(Exception):
+    """An alias (*name) inside the very value its anchor (&name) names."""
+
+    def __init__(self, node: Any) -> None:
+        super().__init__("recursive alias")
+        self.node = node
+
+
 def _expanded_size(node: Any, sizes: dict[int, tuple[int, int]]) -> tuple[int, int]:
     """(values, depth) the node stands for once every alias is expanded, memoised per node, so
     a "billion laughs" file is measured in microseconds, not expanded."""
     known = sizes.get(id(node))
+    if known == _IN_PROGRESS:  # a node that contains itself: no JSON value is endless
+        raise RecursiveAlias(node)
     if known is not None:
         return known
-    sizes[id(node)] = (1, 1)  # a node that contains itself (recursive alias) counts once
+    sizes[id(node)] = _IN_PROGRESS
     if isinstance(node, yaml.MappingNode):
         children = [_expanded_size(n, sizes) for pair in node.value for n in pair]
     elif isinstance(node, yaml.SequenceNode):

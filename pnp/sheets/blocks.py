@@ -22,6 +22,7 @@ from reportlab.platypus import CondPageBreak, Flowable, Image, PageBreak, Paragr
 from reportlab.platypus.tableofcontents import TableOfContents
 
 from pnp.layout import template_env
+from pnp.paths import image_problem
 from pnp.problems import Finding
 from pnp.render import Icon, _ref_filter, parse_markup
 from pnp.sheets.page import CELL_PAD, HEAD_BG, RULE, SANS, ZEBRA, Mark, Styles, Where
@@ -504,6 +505,10 @@ def image(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     path = (d.root / src).resolve()
     if not path.is_relative_to(d.root) or not path.is_file():
         d.fail(sheet, pointer + "/src", scope, f"image {src!r} is no file inside the project")
+        return []
+    broken = image_problem(path)  # a decompression bomb or a corrupt file: never handed to the decoder
+    if broken:
+        d.fail(sheet, pointer + "/src", scope, f"image {src!r} {broken}")
         return []
     width = float(block.get("width", 60)) * mm
     try:

@@ -62,7 +62,10 @@ class Inputs:
         self.sheets = sheets
         self.paper = paper
         self.code = code_digest()
-        self.files = sorted(PACKAGE.glob("*.py")) + [SHEET_SCHEMA, loaded.project.layouts / "icons.json"]
+        from pnp.diagnose import icon_files
+
+        self.files = [*sorted(PACKAGE.glob("*.py")), SHEET_SCHEMA, loaded.project.layouts / "icons.json"]
+        self.files += icon_files(loaded.project)  # text of a sheet draws them too
         self._layouts: LayoutSet | None = None
         self._drawn: dict[str, list[Path]] = {}
 
