@@ -370,3 +370,20 @@ def test_unit_cards_without_text_give_the_space_to_the_emblem(built: Path) -> No
         assert max(discs) >= 35, (title, discs)  # the emblem disc; 23 mm above a text box
         assert labels["MELEE"] > 70, (title, labels)  # the stat row sits at the foot
     assert seen["Golden Golems"][1]["LEVEL"] < 25 and seen["Golden Golems"][1]["DEFENSE"] > 70
+
+
+def test_secondary_skills_without_level_rows_give_the_space_to_the_emblem(built: Path) -> None:
+    """Attack and Defense have no effect by level: a large emblem, the required Primary Skill below it;
+    Sorcery, with a Basic row, keeps the small panel above its rows."""
+    mm = 72 / 25.4
+    seen: dict[str, tuple[float, dict[str, float]]] = {}
+    with pdfplumber.open(built / "homm4" / "printshop" / "homm4.secondary-skill.pdf") as pdf:
+        for page in pdf.pages:
+            title = (page.extract_text() or "").split("\n")[0]
+            discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
+            words = {w["text"]: w["top"] / mm - 3 for w in page.extract_words()}
+            seen[title] = (max(discs), words)
+    for title in ("Attack", "Defense"):
+        disc, words = seen[title]
+        assert disc >= 28 and words["Required"] > 55, (title, disc, words.get("Required"))
+    assert seen["Sorcery"][0] < 15 and seen["Sorcery"][1]["Basic"] < 55
