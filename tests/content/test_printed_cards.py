@@ -387,3 +387,19 @@ def test_secondary_skills_without_level_rows_give_the_space_to_the_emblem(built:
         disc, words = seen[title]
         assert disc >= 28 and words["Required"] > 55, (title, disc, words.get("Required"))
     assert seen["Sorcery"][0] < 15 and seen["Sorcery"][1]["Basic"] < 55
+
+
+def test_town_cards_mark_only_the_levels_they_describe(built: Path) -> None:
+    """A level's numbered mark prints only beside a level the record has (the example Town Card has
+    four, Heaven only level 4, Stronghold none); with no level 1-3 row the emblem takes the space."""
+    mm = 72 / 25.4
+    seen: dict[str, tuple[int, float]] = {}
+    with pdfplumber.open(built / "homm4" / "printshop" / "homm4.town.pdf") as pdf:
+        for page in pdf.pages:
+            title = (page.extract_text() or "").split("\n")[0]
+            discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
+            seen[title] = (sum(abs(d - 7) < 0.3 for d in discs), max(discs))
+    assert seen["Town Card (rulebook example)"][0] == 4
+    assert seen["Heaven"][0] == 1 and seen["Stronghold"][0] == 0
+    assert seen["Heaven"][1] >= 25 and seen["Stronghold"][1] >= 25
+    assert seen["Town Card (rulebook example)"][1] < 15
