@@ -292,3 +292,68 @@ def test_mk_rules_point_to_the_rulebook_where_the_seed_is_garbled_or_cut(by_id: 
     seed_has(MK, "♦ A new tile (no matter which type).")
     new_tiles = _rule(by_id["first-reconnaissance"], "New tiles")
     assert "prints only its opening" not in new_tiles and "Game Walkthrough in the base game" in new_tiles
+
+
+# Round 3: abilities, artifacts, tokens, combat tokens, map locations and town buildings
+
+
+def test_only_one_way_monolith_tokens_are_marked_entrance_or_exit(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "both showing a One-way Monolith on one side, and a Two-way Monolith on the other.")
+    seed_has(
+        H3,
+        "Two-way Monolith token; One-way Monolith token (Entrance); One-way Monolith token (Exit).",
+    )
+    seed_has(H3, "The One-way Monolith tokens are marked as Entrance or Exit.")
+    two_way = by_id["two-way-monolith"]["note"]
+    assert "Its tokens are marked Entrance/Exit" not in two_way  # the old note, said of the Two-way side
+    assert "only the One-way Monolith tokens are marked Entrance or Exit" in two_way
+    assert by_id["one-way-monolith"]["note"] == "Its tokens are marked Entrance or Exit."
+
+
+def test_corrosion_token_records_no_face_the_guide_does_not_show(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(
+        H3_TOKENS,
+        "Behemoths (Stronghold) place a Corrosion Token on a unit they attack: -1 Defense to a minimum of 0,",
+    )
+    seed_has(H3_TOKENS, "-1 or -2 Attack as shown on the Token's side.")  # Weakness: a face the guide shows
+    seed_has(H3_TOKENS, "+1 or +2 Attack as shown.")
+    corrosion = by_id["corrosion-token"]
+    assert "faces" not in corrosion
+    assert corrosion["effect"].startswith("-1 Defense (not below 0) until the end of Combat")
+    assert by_id["weakness-token"]["faces"] == ["-1 Attack", "-2 Attack"]
+    assert by_id["attack-token"]["faces"] == ["+1 Attack", "+2 Attack"]
+
+
+@pytest.mark.parametrize(
+    ("token_id", "heading", "line", "expansion"),
+    [
+        ("weakness-token", "Weakness Token", "Sorceresses (Cove) place a Weakness Token on a unit", "cove"),
+        ("attack-token", "Attack Token", "Ogres (Stronghold) place Attack Tokens on allied units", "stronghold"),
+        ("corrosion-token", "Corrosion Token", "Behemoths (Stronghold) place a Corrosion Token", "stronghold"),
+    ],
+)
+def test_unit_tokens_expansion_is_their_units_and_marked_inferred(
+    token_id: str, heading: str, line: str, expansion: str, by_id: dict[str, dict[str, Any]]
+) -> None:
+    text = seed_text(H3_TOKENS)
+    assert line in text and f"\n{heading}\n" in text  # the token's own heading names no expansion
+    token = by_id[token_id]
+    assert token["expansion"] == expansion and token["inferred"] == ["expansion"]
+
+
+def test_spell_tokens_whose_heading_names_the_expansion_keep_it_as_a_fact(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3_TOKENS, "\nClone (Cove)\n")
+    seed_has(H3_TOKENS, "\nQuicksand (Stronghold)\n")
+    assert by_id["token-clone"]["expansion"] == "cove" and "inferred" not in by_id["token-clone"]
+    assert by_id["quicksand-token"]["expansion"] == "stronghold" and "inferred" not in by_id["quicksand-token"]
+
+
+def test_defense_token_cites_the_campaign_rules_for_stone_skin_and_armorer(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "Instant Defense spells (like Stone Skin)—When activated, put this card on the side of the Combat")
+    seed_has(H3, '• Skill: "Armorer" Ability card.**')
+    seed_has(H3, "**Whenever this skill is activated, put a Defense token on the unit with the highest")
+    token = by_id["defense-token"]
+    assert token["spells"] == ["stone-skin"] and token["abilities"] == ["armorer"]
+    note = token["source"]["note"]
+    for section in ("Rules for More Complex Spells", "3. Hard Place"):
+        assert section in note and f"\n{section}\n" in seed_text(H3)

@@ -336,3 +336,70 @@ def test_mk_sheets_point_to_the_rulebook_for_what_they_do_not_reproduce(
     assert "(see the rulebook, page 31)" in text_of("setup/against-the-dragon.pdf")
     # "2. T ... turn, unless moving fewer spaces is enough ... they will only move 1 space" (cut off)
     assert "How far it moves each turn: see the rulebook, page 36." in text_of("setup/apocalypse-is-here.pdf")
+
+
+def test_unit_tokens_print_no_inferred_expansion(
+    pages: list[tuple[str, str, list[dict[str, Any]]]], sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]
+) -> None:
+    # 004_a850f7203ac9cad0.txt names the units' expansions ("Sorceresses (Cove)", "Ogres (Stronghold)",
+    # "Behemoths (Stronghold)"), not the tokens'; it heads "Clone (Cove)" with the token's own
+    for title, expansion in (("Weakness", "Cove"), ("Attack", "Stronghold"), ("Corrosion", "Stronghold")):
+        faces = _faces(pages, "homm3.combat-token.pdf", title)
+        assert faces and not [f for f in faces if expansion in f], title
+    assert all("Cove" in f for f in _faces(pages, "homm3.combat-token.pdf", "Clone"))
+    aid = " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if "aids/combat-tokens.pdf" in where)
+    assert "Weakness Token · faces: -1 Attack / -2 Attack · one per unit" in aid
+    assert "Corrosion Token · one per unit" in aid  # no face: the guide shows none
+    assert "Clone · Cove" in aid
+
+
+def test_unit_cards_without_text_give_the_space_to_the_emblem(built: Path) -> None:
+    """Bandits and Golden Golems have stats and no text: no empty text box, a large emblem, the stat
+    row at the foot of the card (print-shop pages: 3 mm of bleed around the 63 x 88 mm trim)."""
+    mm = 72 / 25.4
+    seen: dict[str, tuple[list[float], dict[str, float]]] = {}
+    with pdfplumber.open(built / "homm4" / "printshop" / "homm4.unit.pdf") as pdf:
+        for page in pdf.pages:
+            title = (page.extract_text() or "").split("\n")[0]
+            if title in ("Bandits", "Golden Golems"):
+                discs = [round(c["height"] / mm, 1) for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
+                labels = {w["text"]: w["top"] / mm - 3 for w in page.extract_words() if w["text"].isupper()}
+                seen[title] = (discs, labels)
+    for title in ("Bandits", "Golden Golems"):
+        discs, labels = seen[title]
+        assert max(discs) >= 35, (title, discs)  # the emblem disc; 23 mm above a text box
+        assert labels["MELEE"] > 70, (title, labels)  # the stat row sits at the foot
+    assert seen["Golden Golems"][1]["LEVEL"] < 25 and seen["Golden Golems"][1]["DEFENSE"] > 70
+
+
+def test_secondary_skills_without_level_rows_give_the_space_to_the_emblem(built: Path) -> None:
+    """Attack and Defense have no effect by level: a large emblem, the required Primary Skill below it;
+    Sorcery has a Basic row and no Primary Skill: its emblem fills the space above the row."""
+    mm = 72 / 25.4
+    seen: dict[str, tuple[float, dict[str, float]]] = {}
+    with pdfplumber.open(built / "homm4" / "printshop" / "homm4.secondary-skill.pdf") as pdf:
+        for page in pdf.pages:
+            title = (page.extract_text() or "").split("\n")[0]
+            discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
+            words = {w["text"]: w["top"] / mm - 3 for w in page.extract_words()}
+            seen[title] = (max(discs), words)
+    for title in ("Attack", "Defense"):
+        disc, words = seen[title]
+        assert disc >= 28 and words["Required"] > 55, (title, disc, words.get("Required"))
+    assert seen["Sorcery"][0] >= 24 and 50 < seen["Sorcery"][1]["Basic"] < 55  # the Basic row stays in place
+
+
+def test_town_cards_mark_only_the_levels_they_describe(built: Path) -> None:
+    """A level's numbered mark prints only beside a level the record has (the example Town Card has
+    four, Heaven only level 4, Stronghold none); with no level 1-3 row the emblem takes the space."""
+    mm = 72 / 25.4
+    seen: dict[str, tuple[int, float]] = {}
+    with pdfplumber.open(built / "homm4" / "printshop" / "homm4.town.pdf") as pdf:
+        for page in pdf.pages:
+            title = (page.extract_text() or "").split("\n")[0]
+            discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
+            seen[title] = (sum(abs(d - 7) < 0.3 for d in discs), max(discs))
+    assert seen["Town Card (rulebook example)"][0] == 4
+    assert seen["Heaven"][0] == 1 and seen["Stronghold"][0] == 0
+    assert seen["Heaven"][1] >= 25 and seen["Stronghold"][1] >= 25
+    assert seen["Town Card (rulebook example)"][1] < 15
