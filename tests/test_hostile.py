@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from watchkit import interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
@@ -42,6 +43,7 @@ def start(project: Path, *args: str, env: dict[str, str] | None = None) -> subpr
         stderr=subprocess.PIPE,
         text=True,
         env=env or ENV,
+        preexec_fn=interruptible,  # Ctrl-C reaches it even when the suite runs in the background
     )
 
 

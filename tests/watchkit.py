@@ -36,6 +36,13 @@ def wait_until(condition: Callable[[], object], timeout: float = 30.0, what: str
         time.sleep(0.1)
 
 
+def interruptible() -> None:
+    """In the child before exec: Ctrl-C as a terminal gives it. A shell starts background jobs
+    with SIGINT ignored, and Python keeps an ignored SIGINT ignored, so a suite run in the
+    background would otherwise see no child stop on Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class WatchProcess:
     """`python -m pnp watch ARGS` in `project`; stdout and stderr collected as lines."""
 
@@ -48,6 +55,7 @@ class WatchProcess:
             stderr=subprocess.PIPE,
             text=True,
             env=env,
+            preexec_fn=interruptible,
         )
         self.stdout: list[str] = []
         self.stderr: list[str] = []
