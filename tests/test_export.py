@@ -311,9 +311,12 @@ def sheets(project: Path) -> list[tuple[dict[str, object], Path]]:
 @pytest.mark.parametrize(("count", "per_sheet"), [(70, [35, 35]), (150, [50, 50, 50])])
 def test_tts_sheets_grid_and_size_limits(project: Path, count: int, per_sheet: list[int]) -> None:
     many_cards(project, count)
-    ok(project, "export", "tts", "test.card")
+    # 200 dpi (not the default 300, for time): nine 63 mm cards are 4,465 px wide, so the
+    # 150-card sheets must still be scaled down to 4096 px
+    ok(project, "export", "tts", "test.card", "--dpi", "200")
     found = sheets(project)
     assert [info["count"] for info, _ in found] == per_sheet
+    assert (count < 100) or all(int(str(info["width"])) * 63 / 25.4 * 200 > 4096 for info, _ in found)
     names: list[str] = []
     for info, face in found:
         columns, rows, cards = int(info["width"]), int(info["height"]), int(info["count"])  # type: ignore[call-overload]
