@@ -347,9 +347,22 @@ def check_loaded(
 
 
 def not_found_before(problems: list[Problem], drawn: list[Problem]) -> list[Problem]:
-    """What only drawing finds: a code already reported at the same place is not reported twice."""
+    """What only drawing finds: a code already reported at the same place, or inside it (the
+    static check named the font family's `regular` file where drawing met the element's
+    `font`), is not reported twice."""
     found = {(p.file, p.line, p.column, p.code) for p in problems}
-    return [p for p in drawn if (p.file, p.line, p.column, p.code) not in found]
+    inside: dict[tuple[str, str], list[str]] = {}
+    for p in problems:
+        if p.pointer:
+            inside.setdefault((p.file, p.code), []).append(p.pointer)
+
+    def met_before(d: Problem) -> bool:
+        if (d.file, d.line, d.column, d.code) in found:
+            return True
+        prefix = d.pointer + "/"
+        return bool(d.pointer) and any(at.startswith(prefix) for at in inside.get((d.file, d.code), ()))
+
+    return [d for d in drawn if not met_before(d)]
 
 
 def _located(

@@ -59,17 +59,19 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
                     pointer = f"/expand/{name}/to"
                     stop = _int_value(renderer, spec["to"], context, 1)
                     if stop - start >= limits.expand_range:
-                        raise _OverLimit("expand_range", f"expand {name!r} from {start} to {stop}")
+                        raise _OverLimit("expand_range", f"expand {name!r} from {start} to {stop}", pointer)
                     axes.append([(name, n) for n in range(start, stop + 1)])
                 else:
                     axes.append([(name, value) for value in spec])
-            if int(copies) > limits.copies:
-                raise _OverLimit("copies", f"{int(copies)} copies")
+            if int(copies) > limits.copies:  # at the layout's `copies` template, when it gave the number
+                raise _OverLimit("copies", f"{int(copies)} copies", "/copies" if copies_spec is not None else "")
             total = math.prod(len(axis) for axis in axes) * max(int(copies), 0)
             if len(faces) + total > limits.faces_per_kind:
                 raise _OverLimit("faces_per_kind", f"{len(faces) + total} faces of this kind")
         except _OverLimit as over:
-            issues.append(Finding("limit-exceeded", f"record {record.get('id')!r}: {over.message}"))
+            issues.append(
+                Finding("limit-exceeded", f"record {record.get('id')!r}: {over.message}", over.pointer, in_layout=True)
+            )
             continue
         except TEMPLATE_FAILURES as err:
             message = (
@@ -86,9 +88,10 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
 
 
 class _OverLimit(Exception):
-    def __init__(self, name: str, what: str) -> None:
+    def __init__(self, name: str, what: str, pointer: str = "") -> None:
         super().__init__(name)
         self.message = exceeded(name, what)
+        self.pointer = pointer  # in the layout: the template that gave the number
 
 
 def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: Any) -> int:

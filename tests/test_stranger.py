@@ -466,3 +466,35 @@ def test_a_yaml_alias_of_itself_is_a_located_problem(project: Path, where: str, 
     assert_no_traceback(done)
     assert done.returncode == 1
     assert f"{where}:{line_col}: error[json-syntax]: YAML: this value holds an alias (*name) of itself" in done.stdout
+
+
+def test_a_font_family_file_that_is_no_font_is_one_line(project: Path) -> None:
+    """The static check names the family's `regular` file; drawing, meeting the element's `font`,
+    must not report the same mistake a second time (every mistake is one located line)."""
+    (project / "fonts").mkdir()
+    (project / "fonts" / "Fake.ttf").write_text("not a font")
+    layout = project / "layouts" / "emberwild.card.json"
+    data = json.loads(layout.read_text())
+    data["front"]["elements"][1]["font"] = {"regular": "fonts/Fake.ttf"}
+    layout.write_text(json.dumps(data, indent=2))
+    for command in ("check", "build"):
+        done = pnp(project, command)
+        assert_no_traceback(done)
+        lines = [line for line in done.stdout.splitlines() if "error[" in line]
+        assert done.returncode == 1 and len(lines) == 1, done.stdout
+        assert "error[bad-asset]" in lines[0] and lines[0].endswith("(at /front/elements/1/font/regular)")
+
+
+def test_copies_a_layout_template_gives_over_the_limit_point_at_that_template(project: Path) -> None:
+    layout = project / "layouts" / "emberwild.card.json"
+    data = json.loads(layout.read_text())
+    data["copies"] = "{{ 100000 }}"
+    layout.write_text(json.dumps(data, indent=2))
+    line = next(n for n, text in enumerate(layout.read_text().splitlines(), 1) if '"copies"' in text)
+    for command in ("check", "build"):
+        done = pnp(project, command)
+        assert_no_traceback(done)
+        errors = [text for text in done.stdout.splitlines() if "error[" in text]
+        assert done.returncode == 1 and errors, done.stdout
+        assert all(text.startswith(f"layouts/emberwild.card.json:{line}:") for text in errors), errors
+        assert all("error[limit-exceeded]" in text and text.endswith("(at /copies)") for text in errors)
