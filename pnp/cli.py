@@ -626,7 +626,9 @@ def translate_status(fmt: str, project_dir: Path | None) -> None:
     from pnp.translate import render_status, status
 
     project = _project(project_dir)
-    sys.stdout.write(render_status(status(load_project_records(project)), fmt))
+    rows = status(load_project_records(project))
+    sys.stdout.write(render_status(rows, fmt))
+    sys.exit(1 if any(row.error for row in rows) else 0)  # a catalog pnp cannot read is a mistake
 
 
 @cli.command()

@@ -308,7 +308,13 @@ def read_catalog(project: Project, lang: str) -> CatalogFile:
     if path.stat().st_size > project.max_file_bytes:
         empty.error = f"over the {project.max_file_bytes // 1048576} MB limit (max-file-mb in pnp.toml)"
         return empty
-    raw = path.read_bytes()
+    from pnp.paths import RefusedFile, read_regular
+
+    try:  # what was checked above may have changed since: read it as a regular file, bounded
+        raw = read_regular(path, project.max_file_bytes, project.root)
+    except RefusedFile as err:
+        empty.error = err.message
+        return empty
     found = CatalogFile(lang, path, RecordFile(path, display, raw, [], False))
     text = found.file.text
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
@@ -851,6 +857,7 @@ class Status:
     missing: int
     stale: int
     unknown: int
+    error: str = ""  # the catalog could not be read: its located problem line (pnp check's)
 
 
 def status(loaded: LoadedProject) -> list[Status]:
@@ -862,6 +869,12 @@ def status(loaded: LoadedProject) -> list[Status]:
     rows = []
     for lang in target_languages(project):
         catalog = read_catalog(project, lang)
+        if catalog.error:  # counted as nothing translated would hide the mistake: say it, located
+            where, finding = next(iter(check_catalog(loaded, catalog, {})))
+            problem = where.locate(finding)
+            line = f"{problem.place}: {problem.severity}[{problem.code}]: {problem.message}"
+            rows.append(Status(lang, len(units), 0, len(units), 0, 0, line))
+            continue
         missing = stale = translated = 0
         for key, unit in units.items():
             entry = catalog.entries.get(key)
@@ -1129,5 +1142,9 @@ def render_status(rows: list[Status], fmt: str) -> str:
     lines = [f"{'language':<10}{'translated':>12}{'missing':>9}{'stale':>7}{'unknown':>9}"]
     for r in rows:
         percent = f"{100 * r.translated / r.total:.0f}%" if r.total else "-"
+        if r.error:
+            lines.append(f"{r.language:<10}{'unreadable':>12}  (see below)")
+            continue
         lines.append(f"{r.language:<10}{r.translated:>6} {percent:>5}{r.missing:>9}{r.stale:>7}{r.unknown:>9}")
+    lines.extend(r.error for r in rows if r.error)
     return "\n".join(lines) + "\n"

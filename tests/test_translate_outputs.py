@@ -254,3 +254,25 @@ def test_a_plain_build_writes_every_configured_language_as_check_promises(tmp_pa
     assert "Heal a wounded" not in polish
     strict = pnp(game, "build", "--lang", "de")
     assert strict.returncode == 1 and f"de.po:{line}:1: error[missing-translation]" in strict.stdout
+
+
+@pytest.mark.parametrize("attack", ["fifo", "link out"])
+def test_status_of_a_catalog_pnp_cannot_read_is_a_located_mistake(tmp_path: Path, attack: str) -> None:
+    """Not "0% translated" with exit 0: the catalog's problem, located as pnp check locates it."""
+    import os
+
+    game = copy_project(tmp_path)
+    po = game / "translations" / "pl.po"
+    po.unlink()
+    if attack == "fifo":
+        os.mkfifo(po)
+    else:
+        outside = tmp_path / "outside.po"
+        outside.write_text('msgid ""\nmsgstr ""\n', encoding="utf-8")
+        po.symlink_to(outside)
+    done = pnp(game, "translate", "status")
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr
+    assert "translations/pl.po:1:1: error[catalog-error]: pl: " in done.stdout
+    assert "de            10  100%" in done.stdout
+    status, problems = check(game)
+    assert status == 1 and [p["code"] for p in problems] == ["catalog-error"]
