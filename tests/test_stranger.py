@@ -498,3 +498,17 @@ def test_copies_a_layout_template_gives_over_the_limit_point_at_that_template(pr
         assert done.returncode == 1 and errors, done.stdout
         assert all(text.startswith(f"layouts/emberwild.card.json:{line}:") for text in errors), errors
         assert all("error[limit-exceeded]" in text and text.endswith("(at /copies)") for text in errors)
+
+
+def test_a_sheet_file_that_is_a_link_out_or_a_pipe_is_a_located_problem(project: Path, outside: Path) -> None:
+    """Never skipped in silence (the sheet would just be missing from the build)."""
+    (outside / "evil.yaml").write_text("title: from outside\nblocks: []\n")
+    (project / "sheets" / "evil.yaml").symlink_to(outside / "evil.yaml")
+    os.mkfifo(project / "sheets" / "pipe.yaml")
+    for command in ("check", "build"):
+        done = pnp(project, command)
+        assert_no_traceback(done)
+        assert done.returncode == 1, done.stdout
+        assert "sheets/evil.yaml:1:1: error[unreadable-file]: a symbolic link to " in done.stdout
+        assert "sheets/pipe.yaml:1:1: error[unreadable-file]: a named pipe (FIFO)" in done.stdout
+    assert "from outside" not in done.stdout

@@ -432,7 +432,15 @@ def test_status_counts_translated_missing_stale_per_language(game: Path) -> None
         "pl             9   90%        0      1        0\n"
     )
     rows = json.loads(pnp(game, "translate", "status", "--format", "json").stdout)
-    assert rows[0] == {"language": "de", "total": 10, "translated": 8, "missing": 1, "stale": 1, "unknown": 0, "error": ""}
+    assert rows[0] == {
+        "language": "de",
+        "total": 10,
+        "translated": 8,
+        "missing": 1,
+        "stale": 1,
+        "unknown": 0,
+        "error": "",
+    }
 
 
 def test_extract_is_idempotent_on_the_fixture(game: Path) -> None:

@@ -97,11 +97,13 @@ def _docs() -> SchemaDocs:
 
 
 def sheet_paths(folder: Path) -> list[Path]:
-    """Sheet files of a folder: *.json, *.yaml and *.yml (regular files only), sorted."""
+    """Sheet files of a folder: *.json, *.yaml and *.yml, sorted. Links and special files are
+    listed too, never skipped in silence: reading refuses them with a located problem (a link
+    out of the project, a pipe), as for record and layout files (pnp.paths)."""
     if not folder.is_dir():
         return []
     suffixes = (".json", *YAML_SUFFIXES)
-    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and p.is_file() and not p.is_symlink())
+    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and not p.is_dir())
 
 
 def walk_blocks(blocks: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:
