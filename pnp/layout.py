@@ -329,7 +329,7 @@ def layout_paths(folder: Path) -> list[Path]:
     """Layout files of a folder: *.json (but icons.json), *.yaml and *.yml, sorted."""
     if not folder.is_dir():
         return []
-    found = [p for p in folder.iterdir() if p.is_file() and (p.suffix == ".json" or p.suffix in YAML_SUFFIXES)]
+    found = [p for p in folder.iterdir() if not p.is_dir() and (p.suffix == ".json" or p.suffix in YAML_SUFFIXES)]
     return sorted(p for p in found if p.name != "icons.json")
 
 

@@ -512,3 +512,10 @@ def test_a_sheet_file_that_is_a_link_out_or_a_pipe_is_a_located_problem(project:
         assert "sheets/evil.yaml:1:1: error[unreadable-file]: a symbolic link to " in done.stdout
         assert "sheets/pipe.yaml:1:1: error[unreadable-file]: a named pipe (FIFO)" in done.stdout
     assert "from outside" not in done.stdout
+
+
+def test_a_pipe_in_the_layouts_folder_is_a_located_problem(project: Path) -> None:
+    os.mkfifo(project / "layouts" / "pipe.json")
+    done = pnp(project, "check")
+    assert_no_traceback(done)
+    assert done.returncode == 1 and "layouts/pipe.json:1:1: error[unreadable-file]: a named pipe" in done.stdout
