@@ -261,10 +261,17 @@ def sheet_render_findings(loaded: LoadedProject, use_cache: bool = True) -> list
     Per output, the findings of an earlier check are reused while its inputs are unchanged
     (output/.pnp-cache/sheets/, keyed by the digest `pnp build` skips by).
     """
-    from pnp.build import token_drawer
     from pnp.sheets.build import render_findings as sheet_findings
 
-    draw, _inputs = token_drawer(loaded)
+    hook: list[Callable[..., bool]] = []
+
+    def draw(*args: Any) -> bool:  # the card renderer is made only when a card is drawn (a cache miss)
+        if not hook:
+            from pnp.build import token_drawer
+
+            hook.append(token_drawer(loaded)[0])
+        return hook[0](*args)
+
     cache = loaded.project.output / CACHE_FOLDER / "sheets" if use_cache else None
     return list(sheet_findings(loaded, loaded.project.paper, draw, cache))
 

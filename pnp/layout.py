@@ -555,3 +555,17 @@ def check_layouts(
                     record_file.pointer(0) + "/kind",
                 ),
             )
+
+
+def ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
+    """`{{ faction | ref }}`: the referenced record's name (or another field); lists map item by item."""
+
+    def ref(value: Any, field: str = "name") -> Any:
+        if isinstance(value, list):
+            return [ref(item, field) for item in value]
+        if not isinstance(value, str):
+            return value
+        target = lookup(value)
+        return target.get(field, value) if target else value
+
+    return ref

@@ -28,6 +28,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.fonts import FAMILIES, SANS, Family, FontError, missing_characters, register_bundled, register_file
 from pnp.impose import Box
 from pnp.layout import Layout, choice_value, compile_message, face_entries, is_back_choice, template_env
+from pnp.layout import ref_filter as _ref_filter
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.markup import MARKUP
@@ -935,20 +936,6 @@ def _bounds(element: Element, width: float, height: float) -> tuple[float, float
     w = element.w or (width - element.x)
     h = element.h or (height - element.y)
     return element.x - margin, element.y - margin, element.x + w + margin, element.y + h + margin
-
-
-def _ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
-    """`{{ faction | ref }}`: the referenced record's name (or another field); lists map item by item."""
-
-    def ref(value: Any, field: str = "name") -> Any:
-        if isinstance(value, list):
-            return [ref(item, field) for item in value]
-        if not isinstance(value, str):
-            return value
-        target = lookup(value)
-        return target.get(field, value) if target else value
-
-    return ref
 
 
 def _run(template: Any, context: Context, key: str, expression: bool = False) -> Any:

@@ -49,9 +49,9 @@ def generic_title(loaded: LoadedProject, kind: str) -> str:
 
 def sheet_word_units(loaded: LoadedProject) -> Iterator[Unit]:
     """Enum labels of every kind with records, then pnp's own words on the sheets that show them."""
-    from pnp.sheets.blocks import humanize
     from pnp.sheets.build import uncovered_kinds
     from pnp.sheets.spec import schema_labels
+    from pnp.sheets.templates import humanize
 
     schemas = loaded.schemas
     project = loaded.project

@@ -15,25 +15,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reportlab import rl_config
-from reportlab.lib.pagesizes import A4, LETTER
-from reportlab.platypus import Flowable
-
 from pnp import fonts
 from pnp.output import Manifest, atomic_write
 from pnp.problems import Finding, Problem
 from pnp.records import RecordFile
-from pnp.render import Icon, make_icons
-from pnp.sheets.blocks import CardHook, Drawer, Scope, humanize, record_id, record_scope, word_key
 from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
-from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, Mark, TooTall, Where, make_styles, render_pdf
 from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
+from pnp.sheets.templates import CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 from pnp.xrefs import values_at
 
-if TYPE_CHECKING:
-    from pnp.check import LoadedProject
+if TYPE_CHECKING:  # drawing (reportlab) is imported only to draw: pnp check plans without it
+    from reportlab.platypus import Flowable
 
-PAPERS: dict[str, tuple[float, float]] = {"a4": A4, "letter": LETTER}
+    from pnp.check import LoadedProject
+    from pnp.render import Icon
+    from pnp.sheets.blocks import Drawer
+    from pnp.sheets.page import Where
+
+_MM = 72.0 / 2.54 * 0.1  # reportlab.lib.units.mm, computed as reportlab does (the same floats)
+PAPERS: dict[str, tuple[float, float]] = {"a4": (210 * _MM, 297 * _MM), "letter": (8.5 * 72.0, 11 * 72.0)}
 MAX_OUTPUTS = 10_000
 
 
@@ -102,7 +102,7 @@ def _literal(text: str) -> str:
 class Planner:
     """Turns sheet files into outputs: which records, which paths, which titles."""
 
-    def __init__(self, loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Drawer) -> None:
+    def __init__(self, loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Templates) -> None:
         self.loaded = loaded
         self.sheets = sheets
         self.out_dir = out_dir
@@ -216,8 +216,14 @@ def _dependencies(lookup: Callable[[str], dict[str, Any] | None], records: list[
 
 def _icons(loaded: LoadedProject) -> dict[str, Icon]:
     from pnp.check import load_icon_specs
+    from pnp.render import make_icons
 
     return make_icons(load_icon_specs(loaded.project))
+
+
+def make_templates(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str, str], str] | None = None) -> Templates:
+    """The sheets' templates alone: enough to plan every output and compute its digest."""
+    return Templates(sheets=sheets, **_template_parts(loaded, sheets, word))
 
 
 def make_drawer(
@@ -227,6 +233,28 @@ def make_drawer(
     hook: CardHook | None,
     word: Callable[[str, str], str] | None = None,
 ) -> Drawer:
+    from pnp.sheets.blocks import Drawer
+    from pnp.sheets.page import MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, make_styles
+
+    schemas = loaded.schemas
+    parts = _template_parts(loaded, sheets, word)
+
+    def refs(record: dict[str, Any]) -> set[str]:
+        kind = record.get("kind")
+        if not isinstance(kind, str) or kind not in schemas.kind_uri:
+            return set()
+        return {p for site in schemas.sites(kind) if site.what == "ref" for p, _v in values_at(record, site.path, "")}
+
+    icons = _icons(loaded)
+    return Drawer(
+        sheets=sheets, styles=make_styles(), width=pagesize[0] - 2 * MARGIN_X,
+        height=pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM, icons=icons,
+        root=loaded.project.root.resolve(), draw_card=hook, refs=refs, **parts,
+    )  # fmt: skip
+
+
+def _template_parts(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str, str], str] | None) -> dict[str, Any]:
+    """What the templates read: records by id, labels (schema, sheet file, language), records by kind."""
     index = loaded.index
     schemas = loaded.schemas
 
@@ -256,27 +284,16 @@ def make_drawer(
             out.update((sheet.data.get("labels") or {}).get(field_name, {}))
         return out
 
-    def refs(record: dict[str, Any]) -> set[str]:
-        kind = record.get("kind")
-        if not isinstance(kind, str) or kind not in schemas.kind_uri:
-            return set()
-        return {p for site in schemas.sites(kind) if site.what == "ref" for p, _v in values_at(record, site.path, "")}
-
     def records_of(kind: str) -> list[dict[str, Any]]:
         return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
 
-    icons = _icons(loaded)
-    drawer = Drawer(
-        sheets=sheets, styles=make_styles(), width=pagesize[0] - 2 * MARGIN_X,
-        height=pagesize[1] - MARGIN_TOP - MARGIN_BOTTOM, lookup=lookup, icons=icons, labels=labels,
-        root=loaded.project.root.resolve(), draw_card=hook, refs=refs, records_of=records_of,
-    )  # fmt: skip
+    parts: dict[str, Any] = {"lookup": lookup, "labels": labels, "records_of": records_of}
     if word is not None:  # a language build (pnp.sheetwords)
-        drawer.word = word
-    return drawer
+        parts["word"] = word
+    return parts
 
 
-def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Drawer) -> tuple[list[Output], Planner]:
+def plan_all(loaded: LoadedProject, sheets: SheetSet, out_dir: Path, drawer: Templates) -> tuple[list[Output], Planner]:
     """Outputs of every sheet file, then a generic sheet for each x-card false kind no sheet covers."""
     planner = Planner(loaded, sheets, out_dir, drawer)
     outputs: list[Output] = []
@@ -305,6 +322,8 @@ def uncovered_kinds(loaded: LoadedProject, covered: set[str]) -> list[str]:
 
 def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> bytes | None:
     """Lay out one output; None when a block is taller than a page (a problem is recorded)."""
+    from pnp.sheets.page import Mark, TooTall, render_pdf
+
     sheet = output.sheet
 
     def make() -> list[Flowable]:
@@ -345,6 +364,8 @@ def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> 
 
 
 def _where(output: Output) -> Where:
+    from pnp.sheets.page import Where
+
     return Where("/title", record_id(output.scope))
 
 
@@ -363,6 +384,8 @@ def build_sheets(
     `texts` rewrites the sheets' fixed strings before anything is planned (a translation);
     `word` gives the words from no sheet file (enum labels, pnp's headings) in that language, and
     `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds."""
+    from reportlab import rl_config
+
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
     fonts.register_bundled()
     rl_config.invariant = 1
@@ -403,17 +426,16 @@ def render_findings(
     """`pnp check`: lay out every sheet in memory; what `pnp build` would report.
 
     With a `cache` folder, what an output's layout found is kept there under its digest (the one
-    `pnp build` skips by), and reused while that digest holds.
+    `pnp build` skips by), and reused while that digest holds. Outputs are planned and digested
+    with the templates alone: reportlab is imported only when some output must be laid out.
     """
     from pnp.diagnose import _read_cache, _write_cache
 
     pagesize = paper_size(paper)
-    fonts.register_bundled()
-    rl_config.invariant = 1
     project = loaded.project
     sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
-    drawer = make_drawer(loaded, sheets, pagesize, draw_card)
-    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), drawer)
+    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), make_templates(loaded, sheets))
+    drawer: Drawer | None = None
     inputs = Inputs(loaded, sheets, paper)
     files = {f.path: f for f in loaded.files}
     files.update({s.source.path: s.source for s in sheets.sheets.values()})
@@ -424,6 +446,12 @@ def render_findings(
         name = hashlib.sha256(output.relative.encode()).hexdigest()[:24] + ".json"
         cached = _read_cache(cache / name, key, files, root) if cache is not None else None
         if cached is None:
+            if drawer is None:  # the first output not in the cache: now draw
+                from reportlab import rl_config
+
+                fonts.register_bundled()
+                rl_config.invariant = 1
+                drawer = make_drawer(loaded, sheets, pagesize, draw_card)
             drawer.problems.clear()
             build_one(drawer, output, pagesize)
             cached = [place(loaded, s, f) for s, f in drawer.problems]

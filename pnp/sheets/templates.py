@@ -1,0 +1,127 @@
+"""A sheet's templates without its drawing: what planning a sheet's outputs (which records, which
+paths, which titles) needs, so `pnp check` can compute every output's digest and reuse what an
+earlier check found without importing reportlab (pnp.sheets.blocks draws; its Drawer extends this).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from jinja2 import ChainableUndefined, pass_context
+from jinja2.exceptions import TemplateError
+from jinja2.runtime import Context as JinjaContext
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from pnp.layout import ref_filter, template_env
+from pnp.problems import Finding
+from pnp.sheets.spec import SheetFile, SheetSet
+
+Block = dict[str, Any]
+Scope = dict[str, Any]
+CardHook = Callable[[Any, dict[str, Any], float, float, float], bool]
+
+
+def word_key(part: str) -> str:
+    """A name as one part of a catalog context (JSON pointer escaping)."""
+    return part.replace("~", "~0").replace("/", "~1")
+
+
+def humanize(value: Any) -> str:
+    """An enum value without a label: 'core-non-city' -> 'Core non city'."""
+    text = str(value).replace("-", " ").replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def record_id(scope: Scope) -> str:
+    """The innermost record being drawn: a loop item that is a record, else the document's record."""
+    for key in ("__item__", "record"):
+        value = scope.get(key)
+        if isinstance(value, dict) and isinstance(value.get("id"), str):
+            return str(value["id"])
+    return ""
+
+
+def record_scope(record: dict[str, Any], game: str, sheet: SheetFile) -> Scope:
+    """What a template over one record reads: its fields, `record` itself, the game's title."""
+    return {**record, "record": record, "game": game, "__sheet__": sheet.name}
+
+
+@dataclass(slots=True)
+class Templates:
+    """The sheet templates' environment (filters `ref`, `label`, `resolve`; `records_of`) and the
+    problems its templates met."""
+
+    sheets: SheetSet
+    lookup: Callable[[str], dict[str, Any] | None]
+    labels: Callable[[str, str], dict[str, str]]
+    records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
+    # a sheet word from no sheet file, by catalog context (pnp.sheetwords): a language build translates it
+    word: Callable[[str, str], str] = lambda _context, text: text
+    problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
+    env: ImmutableSandboxedEnvironment = field(default_factory=template_env)
+    _compiled: dict[tuple[str, bool], Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.env.undefined = ChainableUndefined  # a missing field prints nothing and is false
+        self.env.filters["ref"] = ref_filter(self.lookup)
+        self.env.filters["label"] = self._label_filter()
+        self.env.filters["resolve"] = self._resolve
+        self.env.globals["records_of"] = self.records_of
+
+    def _resolve(self, value: Any) -> Any:
+        """`{{ unit | resolve }}`: the record an id names (lists map item by item); None for no record."""
+        if isinstance(value, list):
+            return [r for r in (self._resolve(v) for v in value) if r is not None]
+        return self.lookup(value) if isinstance(value, str) else None
+
+    def _label_filter(self) -> Callable[..., Any]:
+        labels = self.labels
+
+        @pass_context
+        def label(context: JinjaContext, value: Any, field_name: str) -> Any:
+            if isinstance(value, list):
+                return [label(context, v, field_name) for v in value]
+            sheet = str(context.get("__sheet__", ""))
+            own = self.sheets.sheets.get(sheet)
+            kinds = [r.get("kind") for r in (context.get("__item__"), context.get("record")) if isinstance(r, dict)]
+            found = None
+            for kind in [*kinds, *(own.kinds if own else ())]:
+                found = labels(f"{sheet}\n{kind}", field_name).get(str(value))
+                if found is not None:
+                    break
+            return found if found is not None else humanize(value)
+
+        return label
+
+    def _compile(self, source: str, expression: bool, macros: str = "") -> Any:
+        key = (macros + source, expression)
+        if key not in self._compiled:
+            env = self.env
+            self._compiled[key] = env.compile_expression(source) if expression else env.from_string(macros + source)
+        return self._compiled[key]
+
+    def expr(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> Any:
+        try:
+            value = self._compile(source, True)(**scope)
+        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as err:
+            self.fail(sheet, pointer, scope, f"expression {source!r} failed: {err}")
+            return None
+        return None if isinstance(value, ChainableUndefined) else value
+
+    def text(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> str:
+        try:
+            macros = str(sheet.data.get("macros", ""))
+            return str(self._compile(source, False, macros).render(**scope)).strip()
+        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as err:
+            self.fail(sheet, pointer, scope, f"template failed: {err}")
+            return ""
+
+    def when(self, sheet: SheetFile, pointer: str, block: Block, scope: Scope) -> bool:
+        return "when" not in block or bool(self.expr(sheet, pointer + "/when", block["when"], scope))
+
+    def fail(self, sheet: SheetFile, pointer: str, scope: Scope, message: str) -> None:
+        rid = record_id(scope)
+        where = f"record {rid!r}: " if rid else ""
+        self.problems.append((sheet, Finding("sheet-error", where + message, pointer)))
