@@ -96,7 +96,7 @@ def test_one_cache_miss_draws_again(game: tuple[Path, Path], tmp_path: Path) -> 
     try:
         text = re.search(r'"text": "([^"]+)"', before)
         assert text is not None
-        cards.write_text(before.replace(text.group(1), "a new rule text, drawn on the card and listed on the sheet", 1), encoding="utf-8")
+        cards.write_text(before.replace(text.group(1), "a new rule, on the card and the sheet", 1), encoding="utf-8")
         done = pnp(project, home, "check", importtime=True)
         assert "reportlab" in imported(done.stderr) and "pnp.sheets.blocks" in imported(done.stderr)
         assert done.returncode == 0, done.stdout
@@ -106,3 +106,12 @@ def test_one_cache_miss_draws_again(game: tuple[Path, Path], tmp_path: Path) -> 
         assert after.keys() == caches.keys() and all(after[name] != caches[name] for name in caches)
     finally:
         cards.write_text(before, encoding="utf-8")
+
+
+def test_paper_sizes_are_reportlabs() -> None:
+    """pnp.sheets.build names the papers without importing reportlab: the same floats."""
+    from reportlab.lib.pagesizes import A4, LETTER
+
+    from pnp.sheets.build import PAPERS
+
+    assert PAPERS == {"a4": A4, "letter": LETTER}
