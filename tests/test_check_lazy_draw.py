@@ -4,30 +4,16 @@ and prints what a check from scratch prints; one cache miss draws again."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_check_fast import imported, pnp  # the real CLI, optionally under -X importtime
 
-ROOT = Path(__file__).resolve().parents[1]
 DRAWING = ("reportlab", "PIL", "pnp.render", "pnp.pdf", "pnp.sheets.blocks", "pnp.sheets.page")
 CACHE = Path("output") / ".pnp-cache"
-
-
-def pnp(project: Path, home: Path, *args: str, importtime: bool = False) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(home), "HOME": str(home)}
-    flags = ["-X", "importtime"] if importtime else []
-    return subprocess.run(
-        [sys.executable, *flags, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
-    )
-
-
-def imported(stderr: str) -> set[str]:
-    return {m.group(1) for m in re.finditer(r"^import time:.*\|\s+(\S+)$", stderr, re.MULTILINE)}
 
 
 def drawing(modules: set[str]) -> list[str]:

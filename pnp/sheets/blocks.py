@@ -1,6 +1,6 @@
 """Blocks -> platypus flowables: one handler per block type (docs/sheets.md).
 
-Templates run in the layouts' sandbox (pnp.layout.template_env) with the `ref` filter of the
+Templates (pnp.sheets.templates) run in the layouts' sandbox with the `ref` filter of the
 card renderer and a `label` filter whose labels come from the sheet file or the kind's schema.
 Their output uses the cards' markup (*bold*, _italic_, {icon}), parsed by pnp.render.parse_markup.
 Every problem is located at the sheet block that met it and names the record.
