@@ -5,7 +5,7 @@ cannot share cut lines, so each keeps its own bleed all round and its own cut gu
 laid in shelves (rows as tall as their tallest piece), left to right and top to bottom, tallest
 kinds first; a run of hexagons of one size is laid as a honeycomb (columns three quarters of a
 hexagon apart, every other column half a hexagon lower), which holds about a third more than a
-grid of their bounding boxes. Backs are each front's mirror image (pnp.impose.back_box), so
+grid of their bounding boxes. Each sheet's group is centred on the page, like a card grid. Backs are each front's mirror image (pnp.impose.back_box), so
 duplex and fold-and-glue stay aligned.
 """
 
@@ -108,7 +108,27 @@ def shelf_pack(pieces: list[Piece], spec: SheetSpec) -> list[list[Spot]]:
             sheets[-1].append(Spot(piece.part, index, box, _back(box, spec)))
             x += cell_w
             shelf = max(shelf, cell_h)
-    return [sheet for sheet in sheets if sheet]
+    fold_edge = spec.page_width / 2 - max(gap, 2 * edge) / 2 if fold else None
+    return [_centred(sheet, spec, fold_edge) for sheet in sheets if sheet]
+
+
+def _centred(sheet: list[Spot], spec: SheetSpec, fold_edge: float | None) -> list[Spot]:
+    """The sheet's group of tokens moved to the page's centre, as pnp.impose centres a card grid
+    (fold: against the fold line, `fold_edge`, and centred top to bottom); backs mirrored again.
+
+    The packing area is symmetric about the page's centre, so the moved group stays inside it.
+    """
+    low_x = min(s.front.x for s in sheet)
+    high_x = max(s.front.x + s.front.width for s in sheet)
+    low_y = min(s.front.y for s in sheet)
+    high_y = max(s.front.y + s.front.height for s in sheet)
+    dx = fold_edge - high_x if fold_edge is not None else (spec.page_width - low_x - high_x) / 2
+    dy = (spec.page_height - low_y - high_y) / 2
+    moved = []
+    for spot in sheet:
+        front = Box(spot.front.x + dx, spot.front.y + dy, spot.front.width, spot.front.height)
+        moved.append(Spot(spot.part, spot.index, front, _back(front, spec)))
+    return moved
 
 
 def _honeycomb(

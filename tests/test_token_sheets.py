@@ -86,6 +86,28 @@ def test_no_token_or_bleed_reaches_another_and_all_stay_in_the_margins(
         assert y - height / 2 - BLEED >= 5 - 0.3 and y + height / 2 + BLEED <= A4_HEIGHT - 5 + 0.3, token
 
 
+def extent(found: dict[str, tuple[float, float]]) -> tuple[float, float, float, float]:
+    """The trims' bounding box of the tokens found (mm): left, right, bottom, top."""
+    return (
+        min(x - SIZES[t[0]][0] / 2 for t, (x, _) in found.items()),
+        max(x + SIZES[t[0]][0] / 2 for t, (x, _) in found.items()),
+        min(y - SIZES[t[0]][1] / 2 for t, (_, y) in found.items()),
+        max(y + SIZES[t[0]][1] / 2 for t, (_, y) in found.items()),
+    )
+
+
+def test_the_packed_group_is_centred_on_the_sheet(
+    pages: tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]],
+) -> None:
+    """Like a card grid: as much paper left of the group as right of it, above as below (labels
+    sit a fraction of a millimetre off their trims' centres, hence the vertical allowance)."""
+    fronts, _ = pages
+    left, right, bottom, top = extent(fronts)
+    assert abs(left - (A4_WIDTH - right)) < 0.2, (left, right)
+    assert abs(bottom - (A4_HEIGHT - top)) < 0.6, (bottom, top)
+    assert bottom > 5 + 20  # not on the bottom margin: the group is much shorter than the page
+
+
 def test_every_back_is_its_fronts_mirror_image(
     pages: tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]],
 ) -> None:
@@ -176,6 +198,10 @@ def test_fold_puts_each_back_beside_its_front_across_the_fold(tmp_path: Path) ->
         (front_x, front_y), (back_x, back_y) = sorted((x, y) for t, x, y in words if t == token)
         assert front_x + SIZES[token[0]][0] / 2 <= A4_WIDTH / 2 and abs(front_y - back_y) < 0.1, token
         assert abs((A4_WIDTH - back_x) - front_x) < 0.1, (token, front_x, back_x)  # mirrored about the fold line
+    fronts = {t: (x, y) for t, x, y in words if x < A4_WIDTH / 2}
+    left, right, bottom, top = extent(fronts)
+    assert abs(right - (A4_WIDTH / 2 - BLEED)) < 0.2, right  # against the fold, as a card grid is
+    assert abs(bottom - (A4_HEIGHT - top)) < 0.6, (bottom, top)  # and centred top to bottom
 
 
 def test_short_edge_backs_mirror_their_fronts_top_to_bottom(tmp_path: Path) -> None:
