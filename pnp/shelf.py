@@ -12,9 +12,9 @@ duplex and fold-and-glue stay aligned.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pnp.impose import MM, Box, ImpositionError, Mark, SheetSpec
+from pnp.impose import MM, Box, ImpositionError, Mark, SheetSpec, grid, paginate
 
 TOKEN_LIMIT = 50 * MM  # a piece no larger than this either way is a token
 MIN_SPACING = 2 * MM  # between two tokens' trims, even without bleed: room for their cut guides
@@ -194,3 +194,59 @@ def corner_ticks(box: Box, length: float) -> tuple[Mark, ...]:
             marks.append(Mark(x, y, x + dx * length, y))
             marks.append(Mark(x, y, x, y + dy * length))
     return tuple(marks)
+
+
+@dataclass(frozen=True, slots=True)
+class KindSheet:
+    """One sheet of a kind's own file: the slots of its faces, from face number `first` on."""
+
+    first: int
+    fronts: tuple[Box, ...]
+    backs: tuple[Box, ...]
+    front_clips: tuple[Box, ...]  # where each face may paint
+    back_clips: tuple[Box, ...]
+    honeycomb: bool  # hexagons interlocked: each face is clipped to its hexagon grown by its bleed
+
+
+def kind_sheets(piece: Piece, spec: SheetSpec) -> list[KindSheet]:
+    """The sheets of one kind's own file (`spec`: its own, bleed included): its grid, or for hex
+    faces a honeycomb (with the token sheets' spacing) where that takes fewer sheets.
+
+    pnp.pdf draws a kind's file from these and pnp.combine finds each face in it by them.
+    """
+    shared = grid(piece.width, piece.height, spec)
+    grid_sheets = paginate(piece.count, shared.per_sheet)
+    packed = _honeycomb_sheets(piece, spec) if piece.shape == "hex" and piece.count > 1 else None
+    if packed is None or len(packed) >= len(grid_sheets):
+        return [
+            KindSheet(
+                span.start,
+                shared.fronts[: len(span)],
+                shared.backs[: len(span)],
+                shared.front_clips[: len(span)],
+                shared.back_clips[: len(span)],
+                False,
+            )
+            for span in grid_sheets
+        ]
+    result = []
+    first = 0
+    for sheet in packed:
+        fronts = tuple(s.front for s in sheet)
+        backs = tuple(s.back for s in sheet)
+        result.append(
+            KindSheet(first, fronts, backs, _bleed_boxes(fronts, piece.bleed), _bleed_boxes(backs, piece.bleed), True)
+        )
+        first += len(sheet)
+    return result
+
+
+def _honeycomb_sheets(piece: Piece, spec: SheetSpec) -> list[list[Spot]] | None:
+    try:
+        return shelf_pack([piece], replace(spec, cutting="gutter"))
+    except ImpositionError:
+        return None
+
+
+def _bleed_boxes(boxes: tuple[Box, ...], bleed: float) -> tuple[Box, ...]:
+    return tuple(Box(b.x - bleed, b.y - bleed, b.width + 2 * bleed, b.height + 2 * bleed) for b in boxes)
