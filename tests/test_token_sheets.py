@@ -250,7 +250,9 @@ def test_a_hex_kind_alone_is_a_honeycomb_in_its_own_file_backs_mirrored(tmp_path
     with pdfplumber.open(own) as pdf:
         assert len(pdf.pages) == 2  # one sheet: fronts and backs
         fronts, backs = centres(pdf.pages[0]), centres(pdf.pages[1])
-        crop = [ln for ln in pdf.pages[0].lines if abs(math.hypot(ln["x1"] - ln["x0"], ln["y1"] - ln["y0"]) - 4 * MM) < 0.1]
+        crop = [
+            ln for ln in pdf.pages[0].lines if abs(math.hypot(ln["x1"] - ln["x0"], ln["y1"] - ln["y0"]) - 4 * MM) < 0.1
+        ]
     assert sorted(fronts) == sorted(backs) == sorted(f"h{n}" for n in range(1, 25))
     for token, (x, y) in backs.items():
         assert abs((A4_WIDTH - x) - fronts[token][0]) < 0.1 and abs(y - fronts[token][1]) < 0.1, token
@@ -260,8 +262,8 @@ def test_a_hex_kind_alone_is_a_honeycomb_in_its_own_file_backs_mirrored(tmp_path
     pitch = 0.75 * (HEX_WIDE + 2 * BLEED * 2 / math.sqrt(3))  # 3/4 of a hexagon grown by half the 2-bleed gap
     assert len(columns) == 4 and all(abs(b - a - pitch) < 0.15 for a, b in itertools.pairwise(columns)), columns
     for x, y in fronts.values():  # inside the 5 mm margins, bleed included
-        assert 5 - 0.1 <= x - HEX_WIDE / 2 - BLEED and x + HEX_WIDE / 2 + BLEED <= A4_WIDTH - 5 + 0.1
-        assert 5 - 0.3 <= y - HEX_HIGH / 2 - BLEED and y + HEX_HIGH / 2 + BLEED <= A4_HEIGHT - 5 + 0.3
+        assert x - HEX_WIDE / 2 - BLEED >= 5 - 0.1 and x + HEX_WIDE / 2 + BLEED <= A4_WIDTH - 5 + 0.1
+        assert y - HEX_HIGH / 2 - BLEED >= 5 - 0.3 and y + HEX_HIGH / 2 + BLEED <= A4_HEIGHT - 5 + 0.3
     assert crop == []  # no crop marks: each hexagon carries its own hairline cut guide, as on token sheets
     first = own.read_bytes()
     assert pnp(project, "build", "--force").returncode == 0
