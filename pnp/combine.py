@@ -34,7 +34,7 @@ from pnp.impose import (
     pack,
 )
 from pnp.pdf import FACE_TAG, Frame, write_frames
-from pnp.shelf import Piece, corner_ticks, hexagon, is_token, kind_sheets, shelf_pack, spacing
+from pnp.shelf import Piece, bleed_box, corner_ticks, hexagon, is_token, kind_sheets, shelf_pack, spacing
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,8 +148,8 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
                     s.index,
                     s.front,
                     s.back,
-                    _bleed_box(s.front, parts[s.part]),
-                    _bleed_box(s.back, parts[s.part]),
+                    bleed_box(s.front, parts[s.part].bleed),
+                    bleed_box(s.back, parts[s.part].bleed),
                 )
                 for s in sheet
             ),
@@ -158,11 +158,6 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
         )
         for sheet in sheets
     ]
-
-
-def _bleed_box(box: Box, part: Part) -> Box:
-    b = part.bleed
-    return Box(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b)
 
 
 def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
@@ -206,12 +201,13 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
         kind_sheets(Piece(0, part.faces, part.width, part.height, part.bleed, part.shape, part.has_back), part_spec)
         for part, part_spec in zip(parts, specs, strict=True)
     ]
+    firsts = [[sheet.first for sheet in sheets] for sheets in own_sheets]  # to find a face's sheet
     for page, placed in zip(out.pages, pages, strict=True):
         commands: list[str] = []
         for number, (face, back, whole) in enumerate(placed):
             part = parts[face.part]
             sheets = own_sheets[face.part]  # the sheets the part's own file was drawn on
-            sheet_number = bisect_right([s.first for s in sheets], face.index) - 1
+            sheet_number = bisect_right(firsts[face.part], face.index) - 1
             own = sheets[sheet_number]
             slot = face.index - own.first
             source_page, drawn = _source(part, sheet_number, len(own.fronts), slot, back, specs[face.part])

@@ -5,7 +5,8 @@ cannot share cut lines, so each keeps its own bleed all round and its own cut gu
 laid in shelves (rows as tall as their tallest piece), left to right and top to bottom, tallest
 kinds first; a run of hexagons of one size is laid as a honeycomb (columns three quarters of a
 hexagon apart, every other column half a hexagon lower), which holds about a third more than a
-grid of their bounding boxes. Each sheet's group is centred on the page, like a card grid. Backs are each front's mirror image (pnp.impose.back_box), so
+grid of their bounding boxes (a hex kind's own file too, where that takes fewer sheets: kind_sheets).
+Each sheet's group is centred on the page, like a card grid. Backs are each front's mirror image (pnp.impose.back_box), so
 duplex and fold-and-glue stay aligned.
 """
 
@@ -235,7 +236,14 @@ def kind_sheets(piece: Piece, spec: SheetSpec) -> list[KindSheet]:
         fronts = tuple(s.front for s in sheet)
         backs = tuple(s.back for s in sheet)
         result.append(
-            KindSheet(first, fronts, backs, _bleed_boxes(fronts, piece.bleed), _bleed_boxes(backs, piece.bleed), True)
+            KindSheet(
+                first,
+                fronts,
+                backs,
+                tuple(bleed_box(b, piece.bleed) for b in fronts),
+                tuple(bleed_box(b, piece.bleed) for b in backs),
+                True,
+            )
         )
         first += len(sheet)
     return result
@@ -248,5 +256,6 @@ def _honeycomb_sheets(piece: Piece, spec: SheetSpec) -> list[list[Spot]] | None:
         return None
 
 
-def _bleed_boxes(boxes: tuple[Box, ...], bleed: float) -> tuple[Box, ...]:
-    return tuple(Box(b.x - bleed, b.y - bleed, b.width + 2 * bleed, b.height + 2 * bleed) for b in boxes)
+def bleed_box(box: Box, bleed: float) -> Box:
+    """A trim box grown by its bleed all round: where a token on its own may paint."""
+    return Box(box.x - bleed, box.y - bleed, box.width + 2 * bleed, box.height + 2 * bleed)
