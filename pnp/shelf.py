@@ -5,9 +5,9 @@ cannot share cut lines, so each keeps its own bleed all round and its own cut gu
 laid in shelves (rows as tall as their tallest piece), left to right and top to bottom, tallest
 kinds first; a run of hexagons of one size is laid as a honeycomb (columns three quarters of a
 hexagon apart, every other column half a hexagon lower), which holds about a third more than a
-grid of their bounding boxes (a hex kind's own file too, where that takes fewer sheets: kind_sheets).
-Each sheet's group is centred on the page, like a card grid. Backs are each front's mirror image (pnp.impose.back_box), so
-duplex and fold-and-glue stay aligned.
+grid of their bounding boxes (a hex kind's own file too, where that takes fewer sheets:
+kind_sheets). Each sheet's group is centred on the page, like a card grid. Backs are each
+front's mirror image (pnp.impose.back_box), so duplex and fold-and-glue stay aligned.
 """
 
 from __future__ import annotations
