@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
@@ -22,7 +23,6 @@ from typing import IO, Any, BinaryIO, cast
 from pnp.impose import (
     MM,
     Box,
-    Grid,
     ImpositionError,
     Mark,
     SheetSpec,
@@ -34,7 +34,7 @@ from pnp.impose import (
     pack,
 )
 from pnp.pdf import FACE_TAG, Frame, write_frames
-from pnp.shelf import Piece, corner_ticks, hexagon, is_token, shelf_pack, spacing
+from pnp.shelf import Piece, bleed_box, corner_ticks, hexagon, is_token, kind_sheets, shelf_pack, spacing
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,11 @@ def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
         key = (round(part.width, 3), round(part.height, 3), round(part.bleed, 3), own.cutting + str(own.gutter))
         groups.setdefault(key, []).append(number)
     gridded = {key: _grid_sheets(parts, members, spec) for key, members in groups.items()}
+    for key, members in groups.items():  # hexagons of one size: a honeycomb where that takes fewer sheets
+        if all(parts[m].shape == "hex" for m in members):
+            honeycomb = _token_sheets(parts, members, spec)
+            if honeycomb is not None and len(honeycomb) < len(gridded[key]):
+                gridded[key] = honeycomb
     tokens = [key for key, members in groups.items() if is_token(parts[members[0]].width, parts[members[0]].height)]
     pooled = _token_sheets(parts, [m for key in tokens for m in groups[key]], spec) if len(tokens) > 1 else None
     if pooled is not None and len(pooled) >= sum(len(gridded[key]) for key in tokens):
@@ -121,13 +126,15 @@ def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list
 
 
 def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet] | None:
-    """Tokens of several sizes shelf-packed (pnp.shelf); None when one does not fit the page."""
+    """Tokens of several sizes shelf-packed (pnp.shelf); None when one does not fit the page.
+    One kind alone is laid on its own sheets (its layout's cutting), as in its own file."""
     pieces = [
         Piece(m, parts[m].faces, parts[m].width, parts[m].height, parts[m].bleed, parts[m].shape, parts[m].has_back)
         for m in members
     ]
+    own = parts[members[0]].spec if len(members) == 1 else None
     token_spec = replace(
-        for_faces(spec, any(p.has_back for p in pieces)), bleed=max(p.bleed for p in pieces), cutting="gutter"
+        for_faces(own or spec, any(p.has_back for p in pieces)), bleed=max(p.bleed for p in pieces), cutting="gutter"
     )
     try:
         sheets = shelf_pack(pieces, token_spec)
@@ -141,8 +148,8 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
                     s.index,
                     s.front,
                     s.back,
-                    _bleed_box(s.front, parts[s.part]),
-                    _bleed_box(s.back, parts[s.part]),
+                    bleed_box(s.front, parts[s.part].bleed),
+                    bleed_box(s.back, parts[s.part].bleed),
                 )
                 for s in sheet
             ),
@@ -151,11 +158,6 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
         )
         for sheet in sheets
     ]
-
-
-def _bleed_box(box: Box, part: Part) -> Box:
-    b = part.bleed
-    return Box(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b)
 
 
 def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
@@ -195,22 +197,28 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     sources = [pikepdf.open(part.path) for part in parts]
     forms: dict[tuple[int, int], list[Any]] = {}  # the faces of each per-kind page, copied once
     specs = [_part_spec(part, spec) for part in parts]
-    grids = [grid(part.width, part.height, part_spec) for part, part_spec in zip(parts, specs, strict=True)]
+    own_sheets = [
+        kind_sheets(Piece(0, part.faces, part.width, part.height, part.bleed, part.shape, part.has_back), part_spec)
+        for part, part_spec in zip(parts, specs, strict=True)
+    ]
+    firsts = [[sheet.first for sheet in sheets] for sheets in own_sheets]  # to find a face's sheet
     for page, placed in zip(out.pages, pages, strict=True):
         commands: list[str] = []
         for number, (face, back, whole) in enumerate(placed):
             part = parts[face.part]
-            shared = grids[face.part]  # the grid the part's own file was drawn on
-            source_page, drawn = _source(part, shared, face.index, back, specs[face.part])
+            sheets = own_sheets[face.part]  # the sheets the part's own file was drawn on
+            sheet_number = bisect_right(firsts[face.part], face.index) - 1
+            own = sheets[sheet_number]
+            slot = face.index - own.first
+            source_page, drawn = _source(part, sheet_number, len(own.fronts), slot, back, specs[face.part])
             if (face.part, source_page) not in forms:
                 forms[face.part, source_page] = _face_forms(
                     out, sources[face.part], source_page, part if whole else None
                 )
             resource = pikepdf.Name(f"/PnpFace{number}")  # not add_resource's random prefix: same bytes each build
             page.add_resource(forms[face.part, source_page][drawn], pikepdf.Name.XObject, resource)
-            slot = face.index % shared.per_sheet
-            origin = (shared.backs if back else shared.fronts)[slot]
-            source_clip = (shared.back_clips if back else shared.front_clips)[slot]
+            origin = (own.backs if back else own.fronts)[slot]
+            source_clip = (own.back_clips if back else own.front_clips)[slot]
             target = face.back if back else face.front
             clip = face.back_clip if back else face.front_clip
             dx, dy = target.x - origin.x, target.y - origin.y
@@ -254,11 +262,10 @@ def _guides(placed: list[tuple[_Placed, bool, bool]], parts: list[Part], sheet: 
     )
 
 
-def _source(part: Part, shared: Grid, index: int, back: bool, spec: SheetSpec) -> tuple[int, int]:
-    """Where pnp.pdf.write_cut_sheets drew a face: its page in the part's file, its number on that page."""
-    sheet, slot = divmod(index, shared.per_sheet)
+def _source(part: Part, sheet: int, on_sheet: int, slot: int, back: bool, spec: SheetSpec) -> tuple[int, int]:
+    """Where pnp.pdf.write_cut_sheets drew a face (the `slot`th of the `on_sheet` faces of its
+    `sheet`): its page in the part's file, its number on that page."""
     if spec.duplex == "fold":  # fronts, then their backs, on one page
-        on_sheet = min(shared.per_sheet, part.faces - sheet * shared.per_sheet)
         return sheet, slot + (on_sheet if back else 0)
     if spec.duplex != "none" and part.has_back:  # a fronts page, then its backs page
         return 2 * sheet + (1 if back else 0), slot

@@ -16,12 +16,13 @@ from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import SANS, register_bundled
-from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, grid, paginate
+from pnp.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces
 from pnp.jsonfile import whole_number
 from pnp.limits import current as current_limits
 from pnp.limits import exceeded
 from pnp.problems import Finding
 from pnp.render import TEMPLATE_FAILURES, Renderer
+from pnp.shelf import Piece, hexagon, kind_sheets
 
 FACE_TAG = "PnpFace"  # marked-content tag around each face drawn on a cut sheet, in slot order
 
@@ -134,27 +135,29 @@ def write_cut_sheets(
     """
     register_bundled()
     spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
-    layout_grid = grid(renderer.width, renderer.height, spec)
+    piece = Piece(0, len(faces), renderer.width, renderer.height, renderer.bleed, renderer.shape, renderer.has_back)
+    sheets = kind_sheets(piece, spec)
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[tuple[Face, Finding]] = []
-    sheets = paginate(len(faces), layout_grid.per_sheet)
     backs = spec.duplex != "none" and renderer.has_back
-    fronts_side = ("front", layout_grid.fronts, layout_grid.front_clips)
-    backs_side = ("back", layout_grid.backs, layout_grid.back_clips)
     for number, sheet in enumerate(sheets, 1):
-        on_sheet = [faces[i] for i in sheet]
+        on_sheet = faces[sheet.first : sheet.first + len(sheet.fronts)]
+        fronts_side = ("front", sheet.fronts, sheet.front_clips)
+        backs_side = ("back", sheet.backs, sheet.back_clips)
         label = f"{name} {number}/{len(sheets)}" if name else ""
         if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
             sides = [fronts_side, backs_side] if backs else [fronts_side]
-            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label)
+            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb)
             if tick is not None:
                 tick(len(on_sheet))
             continue
-        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, f"{label}, fronts" if label else "")
+        fronts_label = f"{label}, fronts" if label else ""
+        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb)
         if tick is not None:
             tick(len(on_sheet))
         if backs:
-            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, f"{label}, backs" if label else "")
+            backs_label = f"{label}, backs" if label else ""
+            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb)
     if not faces:
         canvas.showPage()
     canvas.save()
@@ -172,17 +175,34 @@ def _draw_page(
     spec: SheetSpec,
     problems: list[tuple[Face, Finding]],
     label: str,
+    honeycomb: bool = False,
 ) -> None:
-    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label."""
+    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label.
+
+    A honeycomb's faces are each clipped to their hexagon grown by the bleed, since their bleed
+    boxes overlap, and carry their own cut guide (pnp.render's hairline): no crop marks.
+    """
     used: list[Box] = []
     for face_name, slots, clips in sides:
         for face, box, clip in zip(faces, slots, clips, strict=False):
             canvas.addLiteral(f"/{FACE_TAG} BMC")  # lets pnp.combine lift each face out of this page
+            if honeycomb:
+                canvas.saveState()
+                outline = canvas.beginPath()
+                corners = hexagon(box, renderer.bleed)
+                outline.moveTo(*corners[0])
+                for corner in corners[1:]:
+                    outline.lineTo(*corner)
+                outline.close()
+                canvas.clipPath(outline, stroke=0, fill=0)
             for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
                 problems.append((face, issue))
+            if honeycomb:
+                canvas.restoreState()
             canvas.addLiteral("EMC")
         used.extend(slots[: len(faces)])
-    _marks(canvas, crop_marks(tuple(used), spec), fold_line(tuple(used), spec))
+    marks = () if honeycomb else crop_marks(tuple(used), spec)
+    _marks(canvas, marks, fold_line(tuple(used), spec))
     _registration(canvas, label, spec)
     canvas.showPage()
 

@@ -5,16 +5,17 @@ cannot share cut lines, so each keeps its own bleed all round and its own cut gu
 laid in shelves (rows as tall as their tallest piece), left to right and top to bottom, tallest
 kinds first; a run of hexagons of one size is laid as a honeycomb (columns three quarters of a
 hexagon apart, every other column half a hexagon lower), which holds about a third more than a
-grid of their bounding boxes. Backs are each front's mirror image (pnp.impose.back_box), so
-duplex and fold-and-glue stay aligned.
+grid of their bounding boxes (a hex kind's own file too, where that takes fewer sheets:
+kind_sheets). Each sheet's group is centred on the page, like a card grid. Backs are each
+front's mirror image (pnp.impose.back_box), so duplex and fold-and-glue stay aligned.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from pnp.impose import MM, Box, ImpositionError, Mark, SheetSpec
+from pnp.impose import MM, Box, ImpositionError, Mark, SheetSpec, grid, paginate
 
 TOKEN_LIMIT = 50 * MM  # a piece no larger than this either way is a token
 MIN_SPACING = 2 * MM  # between two tokens' trims, even without bleed: room for their cut guides
@@ -108,7 +109,27 @@ def shelf_pack(pieces: list[Piece], spec: SheetSpec) -> list[list[Spot]]:
             sheets[-1].append(Spot(piece.part, index, box, _back(box, spec)))
             x += cell_w
             shelf = max(shelf, cell_h)
-    return [sheet for sheet in sheets if sheet]
+    fold_edge = spec.page_width / 2 - max(gap, 2 * edge) / 2 if fold else None
+    return [_centred(sheet, spec, fold_edge) for sheet in sheets if sheet]
+
+
+def _centred(sheet: list[Spot], spec: SheetSpec, fold_edge: float | None) -> list[Spot]:
+    """The sheet's group of tokens moved to the page's centre, as pnp.impose centres a card grid
+    (fold: against the fold line, `fold_edge`, and centred top to bottom); backs mirrored again.
+
+    The packing area is symmetric about the page's centre, so the moved group stays inside it.
+    """
+    low_x = min(s.front.x for s in sheet)
+    high_x = max(s.front.x + s.front.width for s in sheet)
+    low_y = min(s.front.y for s in sheet)
+    high_y = max(s.front.y + s.front.height for s in sheet)
+    dx = fold_edge - high_x if fold_edge is not None else (spec.page_width - low_x - high_x) / 2
+    dy = (spec.page_height - low_y - high_y) / 2
+    moved = []
+    for spot in sheet:
+        front = Box(spot.front.x + dx, spot.front.y + dy, spot.front.width, spot.front.height)
+        moved.append(Spot(spot.part, spot.index, front, _back(front, spec)))
+    return moved
 
 
 def _honeycomb(
@@ -174,3 +195,67 @@ def corner_ticks(box: Box, length: float) -> tuple[Mark, ...]:
             marks.append(Mark(x, y, x + dx * length, y))
             marks.append(Mark(x, y, x, y + dy * length))
     return tuple(marks)
+
+
+@dataclass(frozen=True, slots=True)
+class KindSheet:
+    """One sheet of a kind's own file: the slots of its faces, from face number `first` on."""
+
+    first: int
+    fronts: tuple[Box, ...]
+    backs: tuple[Box, ...]
+    front_clips: tuple[Box, ...]  # where each face may paint
+    back_clips: tuple[Box, ...]
+    honeycomb: bool  # hexagons interlocked: each face is clipped to its hexagon grown by its bleed
+
+
+def kind_sheets(piece: Piece, spec: SheetSpec) -> list[KindSheet]:
+    """The sheets of one kind's own file (`spec`: its own, bleed included): its grid, or for hex
+    faces a honeycomb (with the token sheets' spacing) where that takes fewer sheets.
+
+    pnp.pdf draws a kind's file from these and pnp.combine finds each face in it by them.
+    """
+    shared = grid(piece.width, piece.height, spec)
+    grid_sheets = paginate(piece.count, shared.per_sheet)
+    packed = _honeycomb_sheets(piece, spec) if piece.shape == "hex" and piece.count > 1 else None
+    if packed is None or len(packed) >= len(grid_sheets):
+        return [
+            KindSheet(
+                span.start,
+                shared.fronts[: len(span)],
+                shared.backs[: len(span)],
+                shared.front_clips[: len(span)],
+                shared.back_clips[: len(span)],
+                False,
+            )
+            for span in grid_sheets
+        ]
+    result = []
+    first = 0
+    for sheet in packed:
+        fronts = tuple(s.front for s in sheet)
+        backs = tuple(s.back for s in sheet)
+        result.append(
+            KindSheet(
+                first,
+                fronts,
+                backs,
+                tuple(bleed_box(b, piece.bleed) for b in fronts),
+                tuple(bleed_box(b, piece.bleed) for b in backs),
+                True,
+            )
+        )
+        first += len(sheet)
+    return result
+
+
+def _honeycomb_sheets(piece: Piece, spec: SheetSpec) -> list[list[Spot]] | None:
+    try:
+        return shelf_pack([piece], replace(spec, cutting="gutter"))
+    except ImpositionError:
+        return None
+
+
+def bleed_box(box: Box, bleed: float) -> Box:
+    """A trim box grown by its bleed all round: where a token on its own may paint."""
+    return Box(box.x - bleed, box.y - bleed, box.width + 2 * bleed, box.height + 2 * bleed)

@@ -86,6 +86,28 @@ def test_no_token_or_bleed_reaches_another_and_all_stay_in_the_margins(
         assert y - height / 2 - BLEED >= 5 - 0.3 and y + height / 2 + BLEED <= A4_HEIGHT - 5 + 0.3, token
 
 
+def extent(found: dict[str, tuple[float, float]]) -> tuple[float, float, float, float]:
+    """The trims' bounding box of the tokens found (mm): left, right, bottom, top."""
+    return (
+        min(x - SIZES[t[0]][0] / 2 for t, (x, _) in found.items()),
+        max(x + SIZES[t[0]][0] / 2 for t, (x, _) in found.items()),
+        min(y - SIZES[t[0]][1] / 2 for t, (_, y) in found.items()),
+        max(y + SIZES[t[0]][1] / 2 for t, (_, y) in found.items()),
+    )
+
+
+def test_the_packed_group_is_centred_on_the_sheet(
+    pages: tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]],
+) -> None:
+    """Like a card grid: as much paper left of the group as right of it, above as below (labels
+    sit a fraction of a millimetre off their trims' centres, hence the vertical allowance)."""
+    fronts, _ = pages
+    left, right, bottom, top = extent(fronts)
+    assert abs(left - (A4_WIDTH - right)) < 0.2, (left, right)
+    assert abs(bottom - (A4_HEIGHT - top)) < 0.6, (bottom, top)
+    assert bottom > 5 + 20  # not on the bottom margin: the group is much shorter than the page
+
+
 def test_every_back_is_its_fronts_mirror_image(
     pages: tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float]]],
 ) -> None:
@@ -176,6 +198,10 @@ def test_fold_puts_each_back_beside_its_front_across_the_fold(tmp_path: Path) ->
         (front_x, front_y), (back_x, back_y) = sorted((x, y) for t, x, y in words if t == token)
         assert front_x + SIZES[token[0]][0] / 2 <= A4_WIDTH / 2 and abs(front_y - back_y) < 0.1, token
         assert abs((A4_WIDTH - back_x) - front_x) < 0.1, (token, front_x, back_x)  # mirrored about the fold line
+    fronts = {t: (x, y) for t, x, y in words if x < A4_WIDTH / 2}
+    left, right, bottom, top = extent(fronts)
+    assert abs(right - (A4_WIDTH / 2 - BLEED)) < 0.2, right  # against the fold, as a card grid is
+    assert abs(bottom - (A4_HEIGHT - top)) < 0.6, (bottom, top)  # and centred top to bottom
 
 
 def test_short_edge_backs_mirror_their_fronts_top_to_bottom(tmp_path: Path) -> None:
@@ -192,3 +218,70 @@ def test_short_edge_backs_mirror_their_fronts_top_to_bottom(tmp_path: Path) -> N
         assert max(sums) - min(sums) < 0.1 and abs(sums[0] - A4_HEIGHT) < 0.5, (kind, sums)
     for token, (x, _) in backs.items():
         assert abs(x - fronts[token][0]) < 0.1, token
+
+
+HEX_HIGH = 40.0  # the honeycomb test's hexagons: 40 mm across flats, gutter cutting
+HEX_WIDE = HEX_HIGH * 2 / math.sqrt(3)
+
+
+def honeycomb_project(tmp_path: Path, duplex: str, sheets: str) -> Path:
+    """tests/token_project with 24 hexagons of 40 mm cut with gutters: a grid of their boxes holds
+    18 on A4 (3 columns of 46.2 + 4 mm, 6 rows of 40 + 4 mm, inside 5 mm margins), so 2 sheets;
+    a honeycomb holds them all on 1. In fold (fronts on half the page) 9 a sheet, 3 sheets; 12, 2."""
+    import json
+
+    project = copy_project("token_project", tmp_path / "project")
+    layout_path = project / "layouts" / "tok-hex.json"
+    layout = json.loads(layout_path.read_text())
+    layout["size"] = {"width": round(HEX_WIDE, 3), "height": HEX_HIGH}
+    layout["cutting"] = "gutter"
+    layout_path.write_text(json.dumps(layout))
+    records = [{"kind": "tok.hex", "id": f"h{n}", "name": f"H{n}"} for n in range(1, 25)]
+    (project / "cards" / "hex.json").write_text(json.dumps(records, indent=1))
+    done = pnp(project, "build", "--duplex", duplex)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"wrote output/tok/tok.hex.pdf ({sheets})" in done.stderr
+    return project
+
+
+def test_a_hex_kind_alone_is_a_honeycomb_in_its_own_file_backs_mirrored(tmp_path: Path) -> None:
+    project = honeycomb_project(tmp_path, "long", "1 sheet")
+    own = project / "output" / "tok" / "tok.hex.pdf"
+    with pdfplumber.open(own) as pdf:
+        assert len(pdf.pages) == 2  # one sheet: fronts and backs
+        fronts, backs = centres(pdf.pages[0]), centres(pdf.pages[1])
+        crop = [
+            ln for ln in pdf.pages[0].lines if abs(math.hypot(ln["x1"] - ln["x0"], ln["y1"] - ln["y0"]) - 4 * MM) < 0.1
+        ]
+    assert sorted(fronts) == sorted(backs) == sorted(f"h{n}" for n in range(1, 25))
+    for token, (x, y) in backs.items():
+        assert abs((A4_WIDTH - x) - fronts[token][0]) < 0.1 and abs(y - fronts[token][1]) < 0.1, token
+    for (a, pa), (b, pb) in itertools.combinations(fronts.items(), 2):  # flat sides 2 x bleed apart, or more
+        assert math.dist(pa, pb) >= HEX_HIGH + 2 * BLEED - 0.3, (a, b)
+    columns = sorted({round(x, 1) for x, _ in fronts.values()})
+    pitch = 0.75 * (HEX_WIDE + 2 * BLEED * 2 / math.sqrt(3))  # 3/4 of a hexagon grown by half the 2-bleed gap
+    assert len(columns) == 4 and all(abs(b - a - pitch) < 0.15 for a, b in itertools.pairwise(columns)), columns
+    for x, y in fronts.values():  # inside the 5 mm margins, bleed included
+        assert x - HEX_WIDE / 2 - BLEED >= 5 - 0.1 and x + HEX_WIDE / 2 + BLEED <= A4_WIDTH - 5 + 0.1
+        assert y - HEX_HIGH / 2 - BLEED >= 5 - 0.3 and y + HEX_HIGH / 2 + BLEED <= A4_HEIGHT - 5 + 0.3
+    assert crop == []  # no crop marks: each hexagon carries its own hairline cut guide, as on token sheets
+    first = own.read_bytes()
+    assert pnp(project, "build", "--force").returncode == 0
+    assert own.read_bytes() == first
+
+
+def test_a_honeycomb_in_fold_puts_each_back_on_its_front(tmp_path: Path) -> None:
+    project = honeycomb_project(tmp_path, "fold", "2 sheets")
+    with pdfplumber.open(project / "output" / "tok" / "tok.hex.pdf") as pdf:
+        page = pdf.pages[0]
+        words = [
+            (w["text"], (w["x0"] + w["x1"]) / 2 / MM, (page.height - (w["top"] + w["bottom"]) / 2) / MM)
+            for w in page.extract_words()
+            if w["text"][0] == "h" and w["text"][1:].isdigit()
+        ]
+    names = {t for t, _, _ in words}
+    assert len(names) > 1
+    for token in names:
+        (front_x, front_y), (back_x, back_y) = sorted((x, y) for t, x, y in words if t == token)
+        assert front_x + HEX_WIDE / 2 + BLEED <= A4_WIDTH / 2 + 0.1 and abs(front_y - back_y) < 0.1, token
+        assert abs((A4_WIDTH - back_x) - front_x) < 0.1, (token, front_x, back_x)
