@@ -242,7 +242,8 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     for kind in sorted(index.files_by_kind):
         sites = schemas.sites(kind)
         yield from xrefs.check_records(index, kind, sites, icons, project.root)
-    yield from xrefs.check_counts(index)
+    if not _unread_files(loaded):  # counts of a file that could not be read are not known: no false mismatch
+        yield from xrefs.check_counts(index)
     yield from xrefs.check_copies(index)
     from pnp.projectfiles import check_schema_keywords
 
@@ -259,6 +260,14 @@ def cross_check(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
         yield from no_layouts(loaded)
 
     yield from _sheet_findings(loaded)
+
+
+def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
+    """Record files that gave no record because they could not be read or parsed (the error is
+    already reported at them): what they hold is unknown."""
+    from pnp.problems import severity_of
+
+    return [f for f in loaded.files if not f.records and any(severity_of(x) == "error" for x in f.findings)]
 
 
 def has_layouts(project: Project) -> bool:

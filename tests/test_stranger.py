@@ -519,3 +519,17 @@ def test_a_pipe_in_the_layouts_folder_is_a_located_problem(project: Path) -> Non
     done = pnp(project, "check")
     assert_no_traceback(done)
     assert done.returncode == 1 and "layouts/pipe.json:1:1: error[unreadable-file]: a named pipe" in done.stdout
+
+
+def test_a_record_file_that_does_not_parse_is_one_line_not_also_a_count_mismatch(project: Path) -> None:
+    """The component list counts the cards of a file pnp could not read: what it holds is
+    unknown, so no count-mismatch follows the one located syntax error."""
+    cards = project / "cards" / "cards.json"
+    text = cards.read_text()
+    cards.write_text(text[: len(text) // 2])  # a half-saved file
+    for command in ("check", "build"):
+        done = pnp(project, command)
+        assert_no_traceback(done)
+        errors = [line for line in done.stdout.splitlines() if "error[" in line]
+        assert done.returncode == 1 and len(errors) == 1, done.stdout
+        assert errors[0].startswith("cards/cards.json:") and "error[json-syntax]" in errors[0]
