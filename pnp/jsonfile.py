@@ -155,6 +155,8 @@ def _explain_syntax(text: str, err: JSONDecodeError) -> str:
         return "control character inside a string; write newlines as \\n and tabs as \\t"
     if here == "'":
         return "single quote; JSON strings use double quotes"
+    if err.msg.startswith("Unterminated string"):
+        return 'a string that never ends (no closing "); close it, or escape a " inside it as \\"'
     return f"{err.msg.lower()}; fix the JSON syntax here"
 
 
