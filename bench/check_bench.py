@@ -297,7 +297,7 @@ class SizeResult:
 
 
 def forget_stored_check(root: Path) -> None:
-    """Remove the results a previous `pnp check` stored (pnp/checkcache.py): the next one checks."""
+    """Remove the results a previous `pnp check` stored (pnp/verify/cache.py): the next one checks."""
     shutil.rmtree(root / "output" / ".pnp-cache" / "check", ignore_errors=True)
 
 
@@ -481,10 +481,10 @@ STARTUP_ROWS = (
     ("pnp --version", "pnp's command line loaded, nothing done"),
     ("pnp check, first", "no output folder: every card drawn, caches written"),
     ("pnp check, full", "the stored result removed: records loaded and checked, drawing from the render cache"),
-    ("pnp check, nothing changed", "the stored result replayed (pnp/checkcache.py)"),
+    ("pnp check, nothing changed", "the stored result replayed (pnp/verify/cache.py)"),
     ("pnp check --no-render, full", "the stored result removed"),
     ("pnp check --no-render, nothing changed", "replayed"),
-    ("pnp build, nothing to do", "the build stamp matches (pnp/stamp.py)"),
+    ("pnp build, nothing to do", "the build stamp matches (pnp/project/stamp.py)"),
 )
 
 

@@ -6,7 +6,7 @@
 The cards are check_bench's (one kind, ~1% schema errors, ~1% dangling references, a few
 duplicate ids): written as JSON files of 100 records (check_bench.generate), then the same
 records, in the same order, as one workbook and one CSV file written by `pnp export records`'s
-writers (pnp/tablewriter.py). The three projects are checked in the same run, interleaved, best of
+writers (pnp/outputs/tablewriter.py). The three projects are checked in the same run, interleaved, best of
 `--repeat`; each run's peak memory (max RSS) is measured in a wrapper process.
 
 Problem counts differ where spreadsheets differ by design: a planted type error (`"cost": "3"`) is
@@ -33,7 +33,7 @@ import check_bench  # noqa: E402 - a sibling module: the benchmarks run as scrip
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-from pnp.tablewriter import write_csv, write_xlsx  # noqa: E402
+from pnp.outputs.tablewriter import write_csv, write_xlsx  # noqa: E402
 
 SAME_IN_EVERY_FORMAT = ("enum-mismatch", "required-property", "out-of-range", "missing-reference", "duplicate-id")
 PEAK = (

@@ -11,13 +11,13 @@ import os
 from pathlib import Path
 from typing import Literal, cast
 
-from pnp.build import BuildOptions, BuildResult, run_build
-from pnp.check import CheckOptions, CheckResult, run_check
-from pnp.config import PROJECT_FILE, ConfigError, Project, load_project
-from pnp.export import ExportOptions, ExportResult, run_gallery, run_png, run_printshop, run_tts
-from pnp.impose import Duplex
-from pnp.problems import Problem
-from pnp.scaffold import scaffold
+from pnp.core.problems import Problem
+from pnp.drawing.impose import Duplex
+from pnp.outputs.build import BuildOptions, BuildResult, run_build
+from pnp.outputs.export import ExportOptions, ExportResult, run_gallery, run_png, run_printshop, run_tts
+from pnp.outputs.scaffold import scaffold
+from pnp.project.config import PROJECT_FILE, ConfigError, Project, load_project
+from pnp.verify.run import CheckOptions, CheckResult, run_check
 
 __all__ = [
     "BuildOptions",

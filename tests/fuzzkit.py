@@ -23,8 +23,8 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from pnp.check import CheckOptions, check_project
-from pnp.config import load_project
+from pnp.project.config import load_project
+from pnp.verify.run import CheckOptions, check_project
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""`pnp build` with nothing to do loads nothing (pnp/stamp.py), and a one-kind game gets no duplicate combined PDF."""
+"""`pnp build` with nothing to do loads nothing (pnp/project/stamp.py), and a one-kind game gets no duplicate combined PDF."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
-HEAVY = ("reportlab", "jinja2", "jsonschema_rs", "pypdf", "pnp.check", "pnp.render", "pnp.layout")
+HEAVY = ("reportlab", "jinja2", "jsonschema_rs", "pypdf", "pnp.rules.check", "pnp.drawing.render", "pnp.project.layout")
 
 
 def pnp(project: Path, *args: str, importtime: bool = False) -> subprocess.CompletedProcess[str]:
@@ -50,7 +50,7 @@ def test_nothing_to_do_imports_no_drawing_or_checking(one_kind: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "pnp build: 0 written, 1 up to date" in done.stderr
     modules = imported(done.stderr)
-    assert "pnp.stamp" in modules
+    assert "pnp.project.stamp" in modules
     assert not [m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY]
 
 
@@ -64,7 +64,7 @@ def test_a_changed_input_of_the_same_size_rebuilds(one_kind: Path) -> None:
     os.utime(cards, ns=(info.st_atime_ns, info.st_mtime_ns))  # same size, same time: only the content differs
     done = pnp(one_kind, "build", importtime=True)
     assert "wrote output/test/test.card.pdf" in done.stderr, done.stderr[-2000:]
-    assert "pnp.check" in imported(done.stderr)
+    assert "pnp.rules.check" in imported(done.stderr)
     again = pnp(one_kind, "build")
     assert "0 written, 1 up to date" in again.stderr
 

@@ -1,4 +1,4 @@
-"""`pnp check` with nothing changed replays the last result (pnp/checkcache.py): the same bytes
+"""`pnp check` with nothing changed replays the last result (pnp/verify/cache.py): the same bytes
 on stdout and the same exit status as a full check, nothing heavy imported, and never a result
 that this machine's pnp did not compute for these inputs (a forged results file is ignored)."""
 
@@ -16,7 +16,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
-HEAVY = ("reportlab", "jinja2", "jsonschema_rs", "yaml", "pnp.check", "pnp.records", "pnp.schemas", "pnp.layout")
+HEAVY = (
+    "reportlab",
+    "jinja2",
+    "jsonschema_rs",
+    "yaml",
+    "pnp.rules.check",
+    "pnp.project.records",
+    "pnp.project.schemas",
+    "pnp.project.layout",
+)
 FORMATS = ("text", "json", "github", "sarif")
 RESULTS = Path("output") / ".pnp-cache" / "check" / "results.json"
 
@@ -36,7 +45,7 @@ def imported(stderr: str) -> set[str]:
 def replayed(done: subprocess.CompletedProcess[str]) -> bool:
     """Whether an importtime run printed without loading what a full check loads."""
     modules = imported(done.stderr)
-    assert "pnp.cli" in modules, done.stderr[-2000:]  # the run was timed at all
+    assert "pnp.cli.commands" in modules, done.stderr[-2000:]  # the run was timed at all
     return not [m for m in modules if m.split(".")[0] in HEAVY or m in HEAVY]
 
 
@@ -117,8 +126,8 @@ def test_a_forged_result_is_ignored(project: Path, keys: Path, tmp_path: Path) -
     forger = tmp_path / "forger"
     shutil.copytree(project, forger, ignore=shutil.ignore_patterns("output"))
     forge = (
-        "from pnp.checkcache import open_ticket, remember; from pnp.checkresult import CheckResult; "
-        "from pnp.config import load_project; import json; p = load_project(); "
+        "from pnp.verify.cache import open_ticket, remember; from pnp.rules.result import CheckResult; "
+        "from pnp.project.config import load_project; import json; p = load_project(); "
         "t = open_ticket(p, json.dumps([[], [], False, True])); assert t; remember(t, CheckResult((), 2, 3))"
     )
     try:
@@ -180,8 +189,8 @@ def test_a_file_changed_during_the_check_is_not_remembered(tmp_path: Path, keys:
     target = tmp_path / "project"
     shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
     script = (
-        "import json, sys; from pathlib import Path; from pnp.checkcache import open_ticket, remember; "
-        "from pnp.checkresult import CheckResult; from pnp.config import load_project; p = load_project(); "
+        "import json, sys; from pathlib import Path; from pnp.verify.cache import open_ticket, remember; "
+        "from pnp.rules.result import CheckResult; from pnp.project.config import load_project; p = load_project(); "
         "t = open_ticket(p, json.dumps([[], [], False, True])); assert t; "
         "cards = Path('cards/cards.json'); cards.write_text(cards.read_text() + ' ') if sys.argv[1] == 'edit' else None; "
         "remember(t, CheckResult((), 0, 0))"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_check_fast import imported, pnp  # the real CLI, optionally under -X importtime
 
-DRAWING = ("reportlab", "PIL", "pnp.render", "pnp.pdf", "pnp.sheets.blocks", "pnp.sheets.page")
+DRAWING = ("reportlab", "PIL", "pnp.drawing.render", "pnp.drawing.pdf", "pnp.sheets.blocks", "pnp.sheets.page")
 CACHE = Path("output") / ".pnp-cache"
 
 
@@ -63,7 +63,7 @@ def test_a_change_no_drawing_reads_imports_no_reportlab(game: tuple[Path, Path],
             (project / CACHE / "check" / "results.json").unlink(missing_ok=True)  # the text run's, else replayed
             done = pnp(project, home, "check", "--format", fmt, importtime=True)
             modules = imported(done.stderr)
-            assert "pnp.check" in modules, "a full check, not a stored result replayed"
+            assert "pnp.rules.check" in modules, "a full check, not a stored result replayed"
             assert drawing(modules) == [], drawing(modules)
             assert done.returncode == 1 and "count" in done.stdout, done.stdout
             scratch = from_scratch(project, home, tmp_path, "check", "--format", fmt)
@@ -95,9 +95,11 @@ def test_one_cache_miss_draws_again(game: tuple[Path, Path], tmp_path: Path) -> 
 
 
 def test_paper_sizes_are_reportlabs() -> None:
-    """pnp.sheets.build names the papers without importing reportlab: the same floats."""
-    from reportlab.lib.pagesizes import A4, LETTER
+    """pnp.core.units names the papers without importing reportlab: the same floats."""
+    from reportlab.lib.pagesizes import A3, A4, LEGAL, LETTER
+    from reportlab.lib.units import mm
 
-    from pnp.sheets.build import PAPERS
+    from pnp.core.units import MM, PAPERS
 
-    assert PAPERS == {"a4": A4, "letter": LETTER}
+    assert mm == MM
+    assert PAPERS == {"a4": A4, "letter": LETTER, "a3": A3, "legal": LEGAL}

@@ -19,9 +19,9 @@ import pytest
 from casekit import CASES, ROOT, generate, load_expected, make_project
 from pypdf import PdfReader
 
-from pnp.build import BuildOptions, run_build
-from pnp.check import CheckOptions, check_project
-from pnp.config import ConfigError, load_project
+from pnp.outputs.build import BuildOptions, run_build
+from pnp.project.config import ConfigError, load_project
+from pnp.verify.run import CheckOptions, check_project
 
 BUILD_PROJECT = ROOT / "tests" / "build_project"
 # The OASIS SARIF 2.1.0 schema (errata01), vendored from github.com/oasis-tcs/sarif-spec,

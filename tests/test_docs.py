@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from casekit import CASES, CONTENT_CASES, ROOT, load_expected
 
-from pnp.problems import CODES
+from pnp.core.problems import CODES
 
 DOC = ROOT / "docs" / "checks.md"
 

@@ -21,8 +21,8 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from pnp.export import TTS_MAX_PIXELS, parse_length, split_sheets, tts_grid
-from pnp.impose import MM
+from pnp.drawing.impose import MM
+from pnp.outputs.export import TTS_MAX_PIXELS, parse_length, split_sheets, tts_grid
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"

@@ -47,8 +47,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from pnp.build import BuildOptions, run_build
-from pnp.config import load_project
+from pnp.outputs.build import BuildOptions, run_build
+from pnp.project.config import load_project
 
 FIXTURE = ROOT / "tests" / "fixture"
 BUILD_PROJECT = ROOT / "tests" / "build_project"

@@ -474,7 +474,7 @@ def test_unreadable_folder_is_reported_not_skipped(project: Path, monkeypatch: p
         assert done.returncode == 1
         assert done.stdout.startswith("cards/locked:1:1: error[unreadable-file]: cannot read file: Permission denied")
         return
-    from pnp import records
+    from pnp.project import records
 
     real_scandir = os.scandir
 

@@ -15,7 +15,7 @@ import pdfplumber
 import pytest
 from pypdf import PdfReader
 
-from pnp.impose import MM, SheetSpec, grid, parse_paper
+from pnp.drawing.impose import MM, SheetSpec, grid, parse_paper
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"

@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 from referencing import Registry, Resource
 
-from pnp.published import published_schemas
-from pnp.scaffold import scaffold
+from pnp.core.published import published_schemas
+from pnp.outputs.scaffold import scaffold
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOLKIT_PROJECTS = [ROOT / "tests" / "fixture", ROOT / "tests" / "build_project"]

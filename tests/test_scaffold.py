@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pnp.scaffold import requirement_from_direct_url
+from pnp.outputs.scaffold import requirement_from_direct_url
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = re.compile(r"seed|homm|mk\.|rulebook", re.IGNORECASE)

@@ -265,7 +265,7 @@ def test_check_caches_what_laying_out_sheets_found(tmp_path: Path) -> None:
     scenarios.write_text(scenarios.read_text().replace("Event number 7:", "Event number 7: " + "very long " * 3000))
     cache = project / "output" / ".pnp-cache" / "sheets"
     script = (
-        "import sys; from pnp.api import check, open_project; from pnp.check import CheckOptions; "
+        "import sys; from pnp.api import check, open_project; from pnp.verify.run import CheckOptions; "
         "r = check(open_project('.'), CheckOptions(render_cache=False)); print(r.errors)"
     )
     uncached = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True,

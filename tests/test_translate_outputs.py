@@ -201,9 +201,9 @@ def test_sheet_strings_are_extracted_checked_and_built(tmp_path: Path) -> None:
 
 def test_a_language_build_draws_each_card_once(tmp_path: Path) -> None:
     """Check and overflow location share the build's own drawing: 3 cards, front and back, 6 faces."""
-    from pnp.build import BuildOptions, run_build
-    from pnp.config import load_project
-    from pnp.render import FACES_DRAWN
+    from pnp.drawing.render import FACES_DRAWN
+    from pnp.outputs.build import BuildOptions, run_build
+    from pnp.project.config import load_project
 
     game = copy_project(tmp_path)
     project = load_project(game)

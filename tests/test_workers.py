@@ -1,4 +1,4 @@
-"""pnp.workers.Child: real forked processes, and what happens when one fails."""
+"""pnp.core.workers.Child: real forked processes, and what happens when one fails."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pnp.check import _validation_shares
-from pnp.workers import Child, can_fork
+from pnp.core.workers import Child, can_fork
+from pnp.rules.check import validation_shares
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no os.fork on this platform")
 
@@ -39,15 +39,15 @@ def test_a_failed_child_gives_no_result(fn: object) -> None:
 
 def test_validation_shares_cover_every_file_once() -> None:
     paths = [(Path(f"cards/{i}.json"), f"cards/{i}.json") for i in range(7)]
-    shares = _validation_shares(paths, jobs=3, min_bytes=0)
+    shares = validation_shares(paths, jobs=3, min_bytes=0)
     assert len(shares) == 2
     assert sorted(p for share in shares for p in share) == sorted(paths)
-    assert _validation_shares(paths, jobs=1, min_bytes=0) == []
-    assert _validation_shares(paths[:1], jobs=4, min_bytes=0) == [paths[:1]]
+    assert validation_shares(paths, jobs=1, min_bytes=0) == []
+    assert validation_shares(paths[:1], jobs=4, min_bytes=0) == [paths[:1]]
 
 
 def test_small_projects_get_no_children(tmp_path: Path) -> None:
     record = tmp_path / "a.json"
     record.write_text("[]", encoding="utf-8")
-    assert _validation_shares([(record, "a.json")], jobs=2, min_bytes=1024) == []
-    assert _validation_shares([(record, "a.json")], jobs=2, min_bytes=0) == [[(record, "a.json")]]
+    assert validation_shares([(record, "a.json")], jobs=2, min_bytes=1024) == []
+    assert validation_shares([(record, "a.json")], jobs=2, min_bytes=0) == [[(record, "a.json")]]

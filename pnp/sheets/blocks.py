@@ -2,7 +2,7 @@
 
 Templates (pnp.sheets.templates) run in the layouts' sandbox with the `ref` filter of the
 card renderer and a `label` filter whose labels come from the sheet file or the kind's schema.
-Their output uses the cards' markup (*bold*, _italic_, {icon}), parsed by pnp.render.parse_markup.
+Their output uses the cards' markup (*bold*, _italic_, {icon}), parsed by pnp.drawing.render.parse_markup.
 Every problem is located at the sheet block that met it and names the record.
 """
 
@@ -17,11 +17,11 @@ from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, Image, PageBreak, Paragraph, Table, TableStyle
 from reportlab.platypus.tableofcontents import TableOfContents
 
-from pnp.paths import image_problem
-from pnp.problems import Finding
-from pnp.render import Icon, parse_markup
+from pnp.core.paths import image_problem
+from pnp.core.problems import Finding
+from pnp.drawing.render import Icon, parse_markup
+from pnp.project.sheetfiles import SheetFile
 from pnp.sheets.page import CELL_PAD, HEAD_BG, RULE, SANS, ZEBRA, Mark, Styles, Where
-from pnp.sheets.spec import SheetFile
 from pnp.sheets.templates import Block, CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
 BOX = "\u2610"
@@ -498,7 +498,7 @@ def fields(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope
         if shown:
             where = Where(pointer, str(record.get("id", "")))
             cell = d.paragraph(shown, d.styles.cell, where)
-            heading = d.word(f"pnp:{kind}/fields/{word_key(key)}", humanize(key))  # pnp.sheetwords
+            heading = d.word(f"pnp:{kind}/fields/{word_key(key)}", humanize(key))  # pnp.translation.sheetwords
             label = Paragraph(escape(heading), d.styles.cell_bold)
             for piece in split_cell(cell, d.width * 0.74 - 2 * CELL_PAD, d.height - 72):
                 rows.append([label, piece])

@@ -15,25 +15,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pnp import fonts
-from pnp.output import Manifest, atomic_write
-from pnp.problems import Finding, Problem
-from pnp.records import RecordFile
+from pnp.core.output import Manifest, atomic_write
+from pnp.core.problems import Finding, Problem
+from pnp.core.units import parse_paper
+from pnp.drawing import fonts
+from pnp.project.index import values_at
+from pnp.project.loaded import read_sheet_files
+from pnp.project.records import RecordFile
+from pnp.project.sheetfiles import SheetFile, SheetSet, schema_labels
 from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
-from pnp.sheets.spec import SheetFile, SheetSet, schema_labels
 from pnp.sheets.templates import CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
-from pnp.xrefs import values_at
 
 if TYPE_CHECKING:  # drawing (reportlab) is imported only to draw: pnp check plans without it
     from reportlab.platypus import Flowable
 
-    from pnp.check import LoadedProject
-    from pnp.render import Icon
+    from pnp.drawing.render import Icon
+    from pnp.project.loaded import LoadedProject
     from pnp.sheets.blocks import Drawer
     from pnp.sheets.page import Where
 
-_MM = 72.0 / 2.54 * 0.1  # reportlab.lib.units.mm, computed as reportlab does (the same floats)
-PAPERS: dict[str, tuple[float, float]] = {"a4": (210 * _MM, 297 * _MM), "letter": (8.5 * 72.0, 11 * 72.0)}
 MAX_OUTPUTS = 10_000
 
 
@@ -61,11 +61,6 @@ class Output:
 
 def paper_size(paper: str) -> tuple[float, float]:
     """'a4' or 'letter' (and whatever else `pnp build` accepts: a3, legal, 210x297mm)."""
-    key = paper.lower().strip()
-    if key in PAPERS:
-        return PAPERS[key]
-    from pnp.impose import parse_paper
-
     try:
         width, height = parse_paper(paper)
     except Exception as err:  # ImpositionError: its message says what is accepted
@@ -75,7 +70,7 @@ def paper_size(paper: str) -> tuple[float, float]:
 
 def generic_sheet(kind: str, title: str, word: Callable[[str, str], str] = lambda _c, text: text) -> SheetFile:
     """Every record of a kind, every field, references by name: for a kind with no sheet file.
-    `word`: its title and subtitle in a language (pnp.sheetwords; they are templates, so escaped)."""
+    `word`: its title and subtitle in a language (pnp.translation.sheetwords; they are templates, so escaped)."""
     subtitle = "Every record of " + kind + " (generic reference sheet: add a sheet file to lay it out)"
     data: dict[str, Any] = {
         "document": "collection",
@@ -215,10 +210,9 @@ def _dependencies(lookup: Callable[[str], dict[str, Any] | None], records: list[
 
 
 def _icons(loaded: LoadedProject) -> dict[str, Icon]:
-    from pnp.check import load_icon_specs
-    from pnp.render import make_icons
+    from pnp.drawing.render import make_icons
 
-    return make_icons(load_icon_specs(loaded.project))
+    return make_icons(loaded.icons)
 
 
 def make_templates(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str, str], str] | None = None) -> Templates:
@@ -255,15 +249,8 @@ def make_drawer(
 
 def _template_parts(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str, str], str] | None) -> dict[str, Any]:
     """What the templates read: records by id, labels (schema, sheet file, language), records by kind."""
-    index = loaded.index
     schemas = loaded.schemas
-
-    def lookup(rid: str) -> dict[str, Any] | None:
-        entry = index.first.get(rid) if isinstance(rid, str) else None
-        if entry is None:
-            return None
-        record = entry[1].records[entry[2]]
-        return record if isinstance(record, dict) else None
+    lookup = loaded.lookup
 
     from_schema: dict[str, dict[str, dict[str, str]]] = {}
 
@@ -273,7 +260,7 @@ def _template_parts(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str
         if kind in schemas.kind_uri:
             if kind not in from_schema:
                 from_schema[kind] = schema_labels(schemas, kind)
-                if word is not None:  # a language build: labels from the catalog (pnp.sheetwords)
+                if word is not None:  # a language build: labels from the catalog (pnp.translation.sheetwords)
                     from_schema[kind] = {
                         name: {v: word(f"label:{kind}/{word_key(name)}/{word_key(v)}", t) for v, t in by_value.items()}
                         for name, by_value in from_schema[kind].items()
@@ -288,7 +275,7 @@ def _template_parts(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str
         return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
 
     parts: dict[str, Any] = {"lookup": lookup, "labels": labels, "records_of": records_of}
-    if word is not None:  # a language build (pnp.sheetwords)
+    if word is not None:  # a language build (pnp.translation.sheetwords)
         parts["word"] = word
     return parts
 
@@ -389,9 +376,9 @@ def build_sheets(
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
     fonts.register_bundled()
     rl_config.invariant = 1
-    project = loaded.project
-    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
-    if texts is not None:
+    sheets = loaded.sheets
+    if texts is not None:  # a translation rewrites the texts: a copy of its own
+        sheets = read_sheet_files(loaded.project)
         texts(sheets)
     drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
     inputs = Inputs(loaded, sheets, paper)
@@ -429,11 +416,11 @@ def render_findings(
     `pnp build` skips by), and reused while that digest holds. Outputs are planned and digested
     with the templates alone: reportlab is imported only when some output must be laid out.
     """
-    from pnp.diagnose import _read_cache, _write_cache
+    from pnp.drawing.findings import read_cache, write_cache
 
     pagesize = paper_size(paper)
     project = loaded.project
-    sheets = SheetSet(project.sheets or project.root / "sheets", project.display)
+    sheets = loaded.sheets
     outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), make_templates(loaded, sheets))
     drawer: Drawer | None = None
     inputs = Inputs(loaded, sheets, paper)
@@ -444,7 +431,7 @@ def render_findings(
     for output in outputs:
         key = inputs.digest(output.sheet, output.relative, output.records)
         name = hashlib.sha256(output.relative.encode()).hexdigest()[:24] + ".json"
-        cached = _read_cache(cache / name, key, files, root) if cache is not None else None
+        cached = read_cache(cache / name, key, files, root) if cache is not None else None
         if cached is None:
             if drawer is None:  # the first output not in the cache: now draw
                 from reportlab import rl_config
@@ -456,7 +443,7 @@ def render_findings(
             build_one(drawer, output, pagesize)
             cached = [place(loaded, s, f) for s, f in drawer.problems]
             if cache is not None:
-                _write_cache(cache / name, key, cached, root)
+                write_cache(cache / name, key, cached, root)
         found.extend(cached)
     unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
     return list(unique.values())

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pnp.sheets.spec import SHEET_SCHEMA, SheetFile, SheetSet, walk_blocks
+from pnp.project.sheetfiles import SHEET_SCHEMA, SheetFile, SheetSet, walk_blocks
 
 if TYPE_CHECKING:
-    from pnp.check import LoadedProject
-    from pnp.layout import LayoutSet
+    from pnp.project.layout import LayoutSet
+    from pnp.project.loaded import LoadedProject
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parents[1]
 
 
 def used_sheets(sheet: SheetFile, sheets: SheetSet) -> list[SheetFile]:
@@ -56,31 +56,33 @@ class Inputs:
     """Digests of sheet outputs over one loaded project (per-kind work is done once)."""
 
     def __init__(self, loaded: LoadedProject, sheets: SheetSet, paper: str) -> None:
-        from pnp.diagnose import code_digest
+        from pnp.drawing.findings import code_digest
 
         self.loaded = loaded
         self.sheets = sheets
         self.paper = paper
         self.code = code_digest()
-        from pnp.diagnose import icon_files
+        from pnp.drawing.findings import icon_files
 
-        self.files = [*sorted(PACKAGE.glob("*.py")), SHEET_SCHEMA, loaded.project.layouts / "icons.json"]
+        self.files = [
+            *sorted(PACKAGE.glob("sheets/*.py")),
+            PACKAGE / "project" / "sheetfiles.py",
+            SHEET_SCHEMA,
+            loaded.project.layouts / "icons.json",
+        ]
         self.files += icon_files(loaded.project)  # text of a sheet draws them too
         self._layouts: LayoutSet | None = None
         self._drawn: dict[str, list[Path]] = {}
 
     def layouts(self) -> LayoutSet:
         if self._layouts is None:
-            from pnp.layout import LayoutSet
-
-            project = self.loaded.project
-            self._layouts = LayoutSet(project.layouts, project.display, set(self.loaded.schemas.kind_uri))
+            self._layouts = self.loaded.layouts
         return self._layouts
 
     def drawn_with(self, kind: str) -> list[Path]:
         """A kind's card layout files and the static images and fonts it draws (none: no layout)."""
         if kind not in self._drawn:
-            from pnp.diagnose import asset_files
+            from pnp.drawing.findings import asset_files
 
             layout = self.layouts().by_kind.get(kind)
             self._drawn[kind] = [] if layout is None else [*layout.files, *asset_files(self.loaded, layout, kind)]
@@ -88,7 +90,7 @@ class Inputs:
 
     def digest(self, sheet: SheetFile, relative: str, records: tuple[dict[str, Any], ...]) -> str:
         """The digest of one output (`relative`: its path inside the output folder)."""
-        from pnp.output import digest
+        from pnp.core.output import digest
 
         used = used_sheets(sheet, self.sheets) if sheet.name in self.sheets.sheets else [sheet]
         kinds = sorted({str(r.get("kind")) for r in records} | set(sheet.kinds))

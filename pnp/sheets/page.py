@@ -19,7 +19,7 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
-from pnp import fonts
+from pnp.drawing import fonts
 
 SANS = fonts.SANS
 MARGIN_X = 15 * mm

@@ -14,9 +14,10 @@ from jinja2.exceptions import TemplateError
 from jinja2.runtime import Context as JinjaContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from pnp.layout import ref_filter, template_env
-from pnp.problems import Finding
-from pnp.sheets.spec import SheetFile, SheetSet
+from pnp.core.pointers import escape
+from pnp.core.problems import Finding
+from pnp.project.layout import ref_filter, template_env
+from pnp.project.sheetfiles import SheetFile, SheetSet
 
 Block = dict[str, Any]
 Scope = dict[str, Any]
@@ -25,7 +26,7 @@ CardHook = Callable[[Any, dict[str, Any], float, float, float], bool]
 
 def word_key(part: str) -> str:
     """A name as one part of a catalog context (JSON pointer escaping)."""
-    return part.replace("~", "~0").replace("/", "~1")
+    return escape(part)
 
 
 def humanize(value: Any) -> str:
@@ -57,7 +58,7 @@ class Templates:
     lookup: Callable[[str], dict[str, Any] | None]
     labels: Callable[[str, str], dict[str, str]]
     records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
-    # a sheet word from no sheet file, by catalog context (pnp.sheetwords): a language build translates it
+    # a sheet word from no sheet file, by catalog context (pnp.translation.sheetwords): a language build translates it
     word: Callable[[str, str], str] = lambda _context, text: text
     problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
     env: ImmutableSandboxedEnvironment = field(default_factory=template_env)

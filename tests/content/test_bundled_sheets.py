@@ -14,11 +14,11 @@ import pdfplumber
 import pytest
 from pypdf import PdfReader
 
-from pnp.check import LoadedProject, load_project_records
-from pnp.config import load_project
-from pnp.output import MANIFEST, Manifest
+from pnp.core.output import MANIFEST, Manifest
+from pnp.project.config import load_project
+from pnp.project.loaded import LoadedProject, load_project_records
+from pnp.rules.xrefs import values_at
 from pnp.sheets import build as sheets
-from pnp.xrefs import values_at
 
 ROOT = Path(__file__).resolve().parents[2]
 A4 = (595.28, 841.89)

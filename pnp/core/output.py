@@ -1,0 +1,317 @@
+"""Writing built files: atomically, all at once, and only when their inputs changed.
+
+A build or an export is one `OutputRun` on the output folder: it takes a lock on the folder (a
+second run waits for the first), removes temporary files that killed runs left, and stages every
+output as a temporary file in the output folder. Only when the run ends without error are the
+outputs put in place: the manifest entries of the files about to be replaced are first removed
+(and the manifest saved), then every file is renamed over the old one, then the manifest is
+saved with the new entries. So a failed run writes nothing, and no crash, kill or full disk can
+make a stale file count as up to date. The manifest records a digest of each output's inputs;
+an output whose digest is unchanged (and which still exists) is skipped, so a second build
+with no change rewrites nothing.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from pnp import __version__
+from pnp.core.limits import current as current_limits
+from pnp.core.paths import RefusedFile, read_regular, refuse_linked_folder
+from pnp.core.problems import ConfigError, Problem
+
+MANIFEST = ".pnp-manifest.json"
+TEMPORARY = re.compile(r"^\..+\.[A-Za-z0-9_]{8}\.tmp$")  # what tempfile names ".NAME." + 8 + ".tmp"
+INPUT_CAP = 1 << 30  # inputs hashed for the manifest are read up to this size
+MANIFEST_CAP = 64 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class OutputResult:
+    """What a build or an export did: files written, files up to date, problems found."""
+
+    written: tuple[Path, ...]
+    skipped: tuple[Path, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if any(p.severity == "error" for p in self.problems) else 0
+
+
+def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """Call `write` with a temporary file, then move it into place in one rename (during an
+    OutputRun on the folder: when the run is committed). Never through a linked folder."""
+    refuse_linked_folder(path)
+    if _active is not None and path.is_relative_to(_active.folder):
+        _active.stage(path, write)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_temporary(path.parent, path, write, lambda name: os.replace(name, path))
+
+
+def _write_temporary(
+    folder: Path, path: Path, write: Callable[[IO[bytes]], object], done: Callable[[str], None]
+) -> None:
+    """`write` into a new temporary `.NAME.xxxxxxxx.tmp` in `folder`, then `done(its name)`;
+    the temporary file is removed when either fails."""
+    import tempfile  # here: with shutil and random, it costs a no-change build's start-up ~5 ms
+
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed only on success
+        dir=folder, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    )
+    try:
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o666 & ~_umask())
+        done(handle.name)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Atomically replace `path` with `data`."""
+    atomic_write(path, lambda handle: handle.write(data))
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def digest(*parts: Any, files: Iterable[Path] = ()) -> str:
+    """A stable digest of JSON-able `parts` and the bytes of `files` (plus the pnp version and the
+    project's [limits], which decide what drawing refuses)."""
+    hasher = hashlib.sha256()
+    hasher.update(__version__.encode())
+    hasher.update(repr(current_limits()).encode())
+    hasher.update(json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False).encode())
+    for file in sorted(set(files)):
+        hasher.update(str(file).encode())
+        try:
+            hasher.update(hashlib.sha256(read_regular(file, INPUT_CAP)).digest())
+        except RefusedFile:
+            hasher.update(b"<missing>")
+    return hasher.hexdigest()
+
+
+class Manifest:
+    """Input digests of the files in one output folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / MANIFEST
+        try:
+            loaded = json.loads(read_regular(self.path, MANIFEST_CAP))
+            self.entries: dict[str, str] = loaded if isinstance(loaded, dict) else {}
+        except (RefusedFile, ValueError):
+            self.entries = {}
+        if _active is not None and folder == _active.folder:
+            _active.manifests.append(self)
+
+    def fresh(self, output: Path, input_digest: str) -> bool:
+        """True when `output` exists (a file, not a link) and was built from exactly these inputs."""
+        key = output.relative_to(self.folder).as_posix()
+        return output.is_file() and not output.is_symlink() and self.entries.get(key) == input_digest
+
+    def record(self, output: Path, input_digest: str) -> None:
+        self.entries[output.relative_to(self.folder).as_posix()] = input_digest
+
+    def forget(self, output: Path) -> None:
+        self.entries.pop(output.relative_to(self.folder).as_posix(), None)
+
+    def save(self) -> None:
+        """Write the manifest now, or (during an OutputRun on its folder) when the run commits."""
+        if _active is None or self.folder != _active.folder:
+            self.write(self.entries)
+
+    def write(self, entries: dict[str, str]) -> None:
+        text = json.dumps(entries, indent=1, sort_keys=True) + "\n"
+        try:
+            if read_regular(self.path, MANIFEST_CAP) == text.encode():
+                return
+        except RefusedFile:
+            pass
+        self.folder.mkdir(parents=True, exist_ok=True)
+        _write_temporary(self.folder, self.path, lambda h: h.write(text.encode()), lambda n: os.replace(n, self.path))
+
+
+_active: OutputRun | None = None
+_DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EDQUOT}
+
+
+class OutputError(ConfigError):
+    """The output folder cannot be written (full, read-only, not a folder): exit status 2."""
+
+
+def _cannot_write(path: Path, err: OSError, replacing: bool = False) -> str:
+    where = err.filename or path
+    done = (
+        "some outputs may have been replaced; none counts as up to date, so the next build redoes them"
+        if replacing
+        else "nothing was changed in the output folder"
+    )
+    return f"cannot write {where}: {err.strerror or err}; {done} (free some space, or make it a writable folder)"
+
+
+class OutputRun:
+    """One build or export writing into `folder`: locked, staged, then committed or discarded.
+
+    Used as a context manager: leaving it normally commits (unless `discard` was called),
+    leaving it by an exception discards. One run at a time per process.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.staged: dict[Path, str] = {}  # target -> its temporary file in `folder`
+        self.removals: dict[Path, None] = {}
+        self.manifests: list[Manifest] = []
+        self.discarded = False
+        self._created = False
+        self._lock: int | None = None
+
+    def __enter__(self) -> OutputRun:
+        global _active
+        if _active is not None:
+            raise RuntimeError("one output run at a time")
+        self._created = not self.folder.exists()
+        self._lock = _lock_folder(self.folder)
+        clean_temporaries(self.folder)
+        _active = self
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        global _active
+        try:
+            if error is None and not self.discarded:
+                try:
+                    self.commit()
+                except OSError as err:
+                    self.discard()
+                    raise OutputError(_cannot_write(self.folder, err, replacing=True)) from None
+                except BaseException:  # a link found at the last moment, Ctrl-C: no temporary stays
+                    self.discard()
+                    raise
+            else:
+                self.discard()
+        finally:
+            _active = None
+            if self._created and self.folder.is_dir() and not any(self.folder.iterdir()):
+                self.folder.rmdir()  # a run that wrote nothing leaves no empty output folder
+            if self._lock is not None:
+                os.close(self._lock)  # releases the lock
+
+    def stage(self, path: Path, write: Callable[[IO[bytes]], object]) -> None:
+        """Write `path`'s new content to a temporary file, to be put in place by `commit`."""
+        self.removals.pop(path, None)
+
+        def keep(name: str) -> None:
+            old = self.staged.get(path)
+            if old is not None:
+                os.unlink(old)
+            self.staged[path] = name
+
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            _write_temporary(self.folder, path, write, keep)
+        except OSError as err:
+            if err.errno not in _DISK_ERRORS:
+                raise
+            raise OutputError(_cannot_write(path, err)) from None
+
+    def current(self, path: Path) -> Path:
+        """Where `path`'s newest content is now: its staged temporary file, or the file itself."""
+        staged = self.staged.get(path)
+        return Path(staged) if staged else path
+
+    def remove(self, path: Path) -> None:
+        """Delete `path` (a stale output) when the run commits."""
+        refuse_linked_folder(path)
+        self.removals[path] = None
+
+    def discard(self) -> None:
+        """Throw every staged file away: the output folder stays as it was."""
+        self.discarded = True
+        for name in self.staged.values():
+            Path(name).unlink(missing_ok=True)
+        self.staged.clear()
+        self.removals.clear()
+
+    def commit(self) -> None:
+        """Forget the entries of what changes, replace the files, then record the new entries."""
+        changing = [*self.staged, *self.removals]
+        for path in changing:
+            refuse_linked_folder(path)
+        if not changing:
+            return
+        for manifest in self.manifests:
+            keys = {p.relative_to(manifest.folder).as_posix() for p in changing}
+            manifest.write({k: v for k, v in manifest.entries.items() if k not in keys})
+        crash_after = int(os.environ.get("PNP_TEST_KILL_AFTER_REPLACING", "-1"))  # test-only: see tests
+        for count, (path, name) in enumerate(list(self.staged.items())):
+            if count == crash_after:
+                import signal
+
+                os.kill(os.getpid(), signal.SIGKILL)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            refuse_linked_folder(path)
+            os.replace(name, path)
+            del self.staged[path]
+        for path in self.removals:
+            if path.is_file() or path.is_symlink():
+                path.unlink()
+        for manifest in self.manifests:
+            manifest.write(manifest.entries)
+
+
+def _lock_folder(folder: Path) -> int | None:
+    """An exclusive lock on the folder holding `folder` (so that taking it creates no file),
+    waiting for another run that holds it."""
+    try:
+        import fcntl
+    except ImportError:  # not on this platform: runs are not serialised
+        return None
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(folder.parent, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        print(f"pnp: waiting for another pnp run writing to {folder} ...", file=sys.stderr, flush=True)
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+    return descriptor
+
+
+def clean_temporaries(folder: Path) -> None:
+    """Remove `.NAME.xxxxxxxx.tmp` files that killed runs left (only called under the lock)."""
+    for parent, folders, files in os.walk(folder):  # links to folders are not followed
+        folders[:] = [f for f in folders if not os.path.islink(os.path.join(parent, f))]
+        for name in files:
+            if TEMPORARY.match(name):
+                Path(parent, name).unlink(missing_ok=True)
+
+
+def current(path: Path) -> Path:
+    """Where the newest content of an output is (staged during a run, else the file)."""
+    return _active.current(path) if _active is not None else path
+
+
+def remove_output(path: Path) -> None:
+    """Delete a stale output: at commit during a run, at once otherwise; never through a link."""
+    refuse_linked_folder(path)
+    if _active is not None and path.is_relative_to(_active.folder):
+        _active.remove(path)
+    else:
+        path.unlink(missing_ok=True)

@@ -1,0 +1,297 @@
+"""What drawing finds, located where the user must edit it: a record field or a layout line.
+
+`pnp check` and `pnp build` draw through the same `render_kind`; it returns (file, Finding)
+pairs with file-absolute pointers. A finding about the layout (a template that fails, a missing
+image the layout names, a bad font) is reported once per layout, at the layout file of the
+`extends` chain that sets the key, not once per card or copy. `pnp check` keeps its render
+findings in a cache (output/.pnp-cache/), keyed by the digests of the records, the layout and the
+files they draw, so a repeated check draws only the kinds whose inputs changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
+
+from pnp.core.problems import Finding
+from pnp.project.records import RecordFile
+
+if TYPE_CHECKING:
+    from pnp.drawing.impose import SheetSpec
+    from pnp.project.config import Project
+    from pnp.project.layout import Layout, LayoutFile
+    from pnp.project.loaded import LoadedProject
+
+PACKAGE = Path(__file__).resolve().parents[1]
+CACHE_FOLDER = ".pnp-cache"
+CACHE_MAX_BYTES = 64 * 1024 * 1024  # what drawing found for one kind: far less in any real project
+Located = tuple[RecordFile, Finding]
+
+
+def code_digest() -> str:
+    """pnp's own code: a new pnp version redraws everything."""
+    hasher = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")) + [PACKAGE / "layout.schema.json"]:
+        hasher.update(path.read_bytes())
+    return hasher.hexdigest()
+
+
+def layout_site(layout: Layout, pointer: str) -> tuple[LayoutFile, str]:
+    """The file of the layout's `extends` chain that sets `pointer` (into the merged data), and where.
+
+    Elements merge by name, so an element's index in a file differs from its merged index.
+    """
+    parts = pointer.split("/")[1:]
+    own_first = list(reversed(layout.chain))
+    if len(parts) >= 3 and parts[0] in ("front", "back") and parts[1] == "elements":
+        face, index, rest = parts[0], int(parts[2]), parts[3:]
+        merged = ((layout.data.get(face) or {}).get("elements") or [])[index]
+        name = merged.get("name")
+        for layout_file in own_first:
+            elements = (layout_file.data.get(face) or {}).get("elements") or []
+            for i, element in enumerate(elements):
+                same = element.get("name") == name if name else element == merged
+                if same and (not rest or rest[0] in element):
+                    return layout_file, "/".join(["", face, "elements", str(i), *rest])
+        return own_first[0], f"/{face}"
+    for layout_file in own_first:
+        node: Any = layout_file.data
+        for part in parts:
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            return layout_file, pointer
+    return own_first[0], ""
+
+
+def place(
+    layout: Layout, layout_findings: Iterable[Finding], record_findings: list[tuple[Any, Finding]]
+) -> list[Located]:
+    """File-absolute findings, each once: layout ones at their layout file, record ones at the record field."""
+    placed: dict[tuple[int, str, str, str], Located] = {}
+    layout_findings = [*layout_findings, *(f for _, f in record_findings if f.in_layout)]
+    for finding in layout_findings:
+        layout_file, pointer = layout_site(layout, finding.pointer)
+        key = (id(layout_file.source), pointer, finding.code, "")  # once per layout, whatever the record
+        placed.setdefault(key, (layout_file.source, replace(finding, pointer=pointer, in_layout=False)))
+    for origin, finding in record_findings:
+        if finding.in_layout:
+            continue
+        record_file, index = origin
+        field = finding.pointer[1:]
+        pointer = record_file.pointer(index) + (
+            finding.pointer if field and field in record_file.records[index] else ""
+        )
+        key = (id(record_file), pointer, finding.code, finding.message)  # copies of a record: once
+        placed.setdefault(key, (record_file, replace(finding, pointer=pointer)))
+    return list(placed.values())
+
+
+def render_kind(
+    loaded: LoadedProject,
+    layout: Layout,
+    kind: str,
+    spec: SheetSpec,
+    handle: IO[bytes],
+    title: str,
+    tick: Callable[[int], None] | None = None,
+    records: list[tuple[tuple[RecordFile, int], dict[str, Any]]] | None = None,
+    name: str = "",
+) -> list[Located]:
+    """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
+    drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets)."""
+    from pnp.drawing.bleedcheck import bleed_findings
+    from pnp.drawing.impose import ImpositionError
+    from pnp.drawing.pdf import expand_faces, write_cut_sheets
+    from pnp.drawing.render import Renderer
+
+    renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
+    if records is None:
+        records = [((f, i), r) for f, i, r in loaded.records(kind)]
+    faces, issues = expand_faces(renderer, records)
+    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer)]
+    drawn: list[tuple[Any, Finding]] = []
+    try:
+        drawn = [
+            (face.origin, finding)
+            for face, finding in write_cut_sheets(handle, renderer, faces, spec, title, tick, name)
+        ]
+    except ImpositionError as err:
+        layout_findings.append(Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True))
+    return place(layout, layout_findings, drawn)
+
+
+def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
+    """Files a kind's drawing depends on: the layout's static images and fonts, and every record
+    value at a field its schema declares an asset (`x-asset`)."""
+    from pnp.project.index import values_at
+
+    root = loaded.project.root
+    files: list[Path] = []
+    from pnp.project.layout import face_entries
+
+    for _, _, face_data in face_entries(layout.data):
+        for element in face_data.get("elements", []):
+            src = element.get("src")
+            if isinstance(src, str) and "{" not in src:
+                files.append(root / src)
+            font = element.get("font")
+            fonts = font.values() if isinstance(font, dict) else [font]
+            files.extend(root / f for f in fonts if isinstance(f, str) and f.endswith((".ttf", ".otf")))
+    sites = [site for site in loaded.schemas.sites(kind) if site.what == "asset"]
+    if sites:
+        for _, _, record in loaded.records(kind):
+            for site in sites:
+                files.extend(root / value for _, value in values_at(record, site.path, "") if isinstance(value, str))
+    return [*files, *_templated_images(loaded, layout, kind), *icon_files(loaded.project)]
+
+
+def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
+    """The files image elements whose `src` is a template (`{{ art }}`) name for each record, so
+    that a changed picture redraws its kind even where the schema declares no `x-asset` field.
+    (A `src` reading `expand` values or `copy` is rendered without them.)"""
+    from pnp.project.layout import template_env
+
+    root = loaded.project.root
+    sources = [
+        element["src"]
+        for face in ("front", "back")
+        for element in (layout.data.get(face) or {}).get("elements", [])
+        if isinstance(element, dict) and isinstance(element.get("src"), str) and "{" in element["src"]
+    ]
+    if not sources:
+        return []
+    env = template_env()
+    records = [record for _, _, record in loaded.records(kind)]
+    names: set[str] = set()
+    for source in sources:
+        try:
+            template = env.from_string(source)
+        except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing
+            continue
+        for record in records:
+            try:
+                names.add(template.render({**record, "record": record}).strip())
+            except Exception:  # noqa: BLE001 - nor one that fails on a record
+                continue
+    paths = [(root / name).resolve() for name in sorted(names) if name]
+    return [path for path in paths if path.is_relative_to(root)]
+
+
+def icon_files(project: Project) -> list[Path]:
+    """The image files of layouts/icons.json (inside the project): text anywhere may draw them."""
+    from pnp.project.loaded import load_icon_specs
+
+    root = project.root
+    images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
+    paths = [(root / image).resolve() for image in images if isinstance(image, str) and image]
+    return sorted({path for path in paths if path.is_relative_to(root)})
+
+
+def kind_digest(
+    loaded: LoadedProject, layout: Layout, kind: str, code: str, *options: Any, records: list[Any] | None = None
+) -> str:
+    """The inputs of one kind's drawing: pnp, options, the layout, the records, the files they draw."""
+    from pnp.core.output import digest
+
+    project = loaded.project
+    if records is None:
+        records = [r for _, _, r in loaded.records(kind)]
+    return digest(
+        code,
+        *options,
+        layout.data,
+        orjson.dumps(records).decode(),
+        files=[*layout.files, project.layouts / "icons.json", *asset_files(loaded, layout, kind)],
+    )
+
+
+def render_findings(
+    loaded: LoadedProject, broken: AbstractSet[tuple[int, int]] = frozenset(), use_cache: bool = True
+) -> list[Located]:
+    """`pnp check`: draw every kind with a layout into a throwaway PDF, as `pnp build` does.
+
+    Records in `broken` ((file id, index); index -1: the whole file) are not drawn: they failed
+    their schema, and what drawing them finds follows from that error. Per kind, the findings
+    of an earlier check are reused when its inputs did not change.
+    """
+    import io
+
+    from pnp.drawing.impose import ImpositionError, SheetSpec, parse_paper
+
+    project = loaded.project
+    layouts = loaded.layouts
+    try:
+        width, height = parse_paper(project.paper)
+    except ImpositionError:
+        return []  # a configuration error, reported by loading pnp.toml
+    spec = SheetSpec(width, height, duplex="long")
+    files = {f.path: f for f in loaded.files}
+    files.update({lf.source.path: lf.source for lf in layouts.files.values()})
+    cache = project.output / CACHE_FOLDER
+    code = code_digest()
+    found: list[Located] = []
+    for kind in loaded.kinds_to_build():
+        layout = layouts.by_kind[kind]
+        records = [
+            ((f, i), r) for f, i, r in loaded.records(kind) if (id(f), i) not in broken and (id(f), -1) not in broken
+        ]
+        key = kind_digest(loaded, layout, kind, code, project.paper, records=[r for _, r in records])
+        cached = read_cache(cache / f"{kind}.json", key, files, project.root) if use_cache else None
+        if cached is None:
+            cached = render_kind(loaded, layout, kind, spec, io.BytesIO(), kind, records=records)
+            if use_cache:
+                write_cache(cache / f"{kind}.json", key, cached, project.root)
+        found.extend(cached)
+    return found
+
+
+def read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) -> list[Located] | None:
+    from pnp.core.paths import RefusedFile, read_regular
+
+    try:  # a regular file only: a pipe planted in the cache must not block pnp check
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES))
+        if stored.get("key") != key:
+            return None
+        found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
+    except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None  # no cache, or one this pnp cannot read: draw again
+    if not all(_sound(finding) for _, finding in found):
+        return None  # edited by hand, or by another pnp: draw again
+    return found
+
+
+def _sound(finding: Finding) -> bool:
+    """A cached finding pnp could have written: a known code, text where text belongs."""
+    from pnp.core.problems import CODES
+
+    return (
+        finding.code in CODES
+        and isinstance(finding.message, str)
+        and isinstance(finding.pointer, str)
+        and finding.severity in (None, "error", "warning")
+        and (finding.offset is None or type(finding.offset) is int)
+    )
+
+
+def write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:
+    from pnp.core.output import atomic_write
+
+    payload = {
+        "key": key,
+        "findings": [
+            {"file": record_file.path.relative_to(root).as_posix(), "finding": asdict(finding)}
+            for record_file, finding in found
+            if record_file.path.is_relative_to(root)
+        ],
+    }
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, lambda handle: handle.write(orjson.dumps(payload)))
+    except OSError:
+        pass  # a read-only checkout: the check still works, only slower next time

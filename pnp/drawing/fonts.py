@@ -1,0 +1,104 @@
+"""Fonts: every PDF pnp writes embeds TrueType fonts (never an unembedded base-14 font).
+
+Bundled: DejaVu Sans (regular, bold, oblique, bold-oblique, condensed), a free superset of
+Bitstream Vera with wide glyph coverage (card text uses ♦, →, —). A layout may name its own
+TrueType files (paths relative to the project, checked to stay inside it). reportlab is imported
+only to register fonts, so `pnp check` can ask which files a family uses without loading it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+FONT_DIR = Path(__file__).resolve().parents[1] / "fonts"
+
+BUNDLED = {
+    "DejaVuSans": "DejaVuSans.ttf",
+    "DejaVuSans-Bold": "DejaVuSans-Bold.ttf",
+    "DejaVuSans-Oblique": "DejaVuSans-Oblique.ttf",
+    "DejaVuSans-BoldOblique": "DejaVuSans-BoldOblique.ttf",
+    "DejaVuSansCondensed": "DejaVuSansCondensed.ttf",
+    "DejaVuSansCondensed-Bold": "DejaVuSansCondensed-Bold.ttf",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """Font names for the four styles of one family."""
+
+    regular: str
+    bold: str
+    italic: str
+    bold_italic: str
+
+    def pick(self, bold: bool, italic: bool) -> str:
+        if bold and italic:
+            return self.bold_italic
+        if bold:
+            return self.bold
+        if italic:
+            return self.italic
+        return self.regular
+
+
+SANS = Family("DejaVuSans", "DejaVuSans-Bold", "DejaVuSans-Oblique", "DejaVuSans-BoldOblique")
+CONDENSED = Family("DejaVuSansCondensed", "DejaVuSansCondensed-Bold", "DejaVuSans-Oblique", "DejaVuSans-BoldOblique")
+FAMILIES = {"sans": SANS, "condensed": CONDENSED}
+
+_registered: set[str] = set()
+
+
+class FontError(ValueError):  # a ValueError: drawing reports it as a layout problem
+    """A font file that cannot be used (message names the file and why)."""
+
+
+def register_bundled() -> None:
+    """Register the bundled fonts once per process, with bold/italic mappings for Paragraphs."""
+    if "DejaVuSans" in _registered:
+        return
+    from reportlab.lib.fonts import addMapping
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+
+    for name, filename in BUNDLED.items():
+        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
+        _registered.add(name)
+    pdfmetrics.registerFontFamily(
+        "DejaVuSans", normal=SANS.regular, bold=SANS.bold, italic=SANS.italic, boldItalic=SANS.bold_italic
+    )
+    for bold, italic, name in ((0, 0, SANS.regular), (1, 0, SANS.bold), (0, 1, SANS.italic), (1, 1, SANS.bold_italic)):
+        addMapping("DejaVuSans", bold, italic, name)
+
+
+def register_file(path: Path) -> str:
+    """Register a project TrueType font; its name is derived from the file so it is stable."""
+    name = "pnp-" + path.stem
+    if name in _registered:
+        return name
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFError, TTFont
+
+    try:
+        pdfmetrics.registerFont(TTFont(name, str(path)))
+    except (TTFError, OSError) as err:
+        raise FontError(f"{path}: not a usable TrueType font ({err})") from None
+    _registered.add(name)
+    return name
+
+
+@cache
+def _coverage(font: str) -> frozenset[int]:
+    """Code points a registered font has glyphs for (its cmap table, as reportlab read it)."""
+    from reportlab.pdfbase import pdfmetrics
+
+    face = getattr(pdfmetrics.getFont(font), "face", None)
+    return frozenset(getattr(face, "charToGlyph", {}) or ())
+
+
+@lru_cache(maxsize=65536)
+def missing_characters(text: str, font: str) -> tuple[str, ...]:
+    """Characters of `text` the registered `font` cannot draw (whitespace aside), in order, once."""
+    covered = _coverage(font)
+    return tuple(c for c in dict.fromkeys(text) if not c.isspace() and ord(c) not in covered)

@@ -1,0 +1,256 @@
+"""Write cut sheets: fronts (and mirrored backs) of many faces onto pages, with crop marks.
+
+The only stage that owns a reportlab canvas for cut sheets. Output is deterministic
+(reportlab invariant mode: no timestamps or random ids) and uses only embedded TrueType fonts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from itertools import product
+from typing import IO, Any
+
+from reportlab.lib.colors import black
+from reportlab.pdfgen.canvas import Canvas
+
+from pnp.core.limits import current as current_limits
+from pnp.core.limits import exceeded
+from pnp.core.problems import Finding
+from pnp.core.units import MM
+from pnp.drawing.fonts import SANS, register_bundled
+from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces
+from pnp.drawing.render import TEMPLATE_FAILURES, Renderer
+from pnp.drawing.shelf import Piece, hexagon, kind_sheets
+from pnp.project.jsonfile import whole_number
+
+FACE_TAG = "PnpFace"  # marked-content tag around each face drawn on a cut sheet, in slot order
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """One physical card or token to print: a record, plus its expansion values."""
+
+    record: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+    origin: Any = None  # (record_file, index), to locate problems
+
+
+def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> tuple[list[Face], list[Finding]]:
+    """Every face to print: copies of each record, and the layout's `expand` combinations.
+
+    A `copies` or `expand` template that fails is a layout finding (`in_layout`), once per layout.
+    """
+    data = renderer.layout.data
+    limits = current_limits()
+    faces: list[Face] = []
+    issues: list[Finding] = []
+    copies_spec = data.get("copies")
+    expand = data.get("expand") or {}
+    for origin, record in records:
+        context = {**record, "record": record}
+        pointer = "/copies"
+        try:
+            copies = _int_value(renderer, copies_spec, context, default=record.get("copies", 1))
+            axes: list[list[tuple[str, Any]]] = []
+            for name, spec in expand.items():
+                if isinstance(spec, dict):
+                    pointer = f"/expand/{name}/from"
+                    start = _int_value(renderer, spec["from"], context, 1)
+                    pointer = f"/expand/{name}/to"
+                    stop = _int_value(renderer, spec["to"], context, 1)
+                    if stop - start >= limits.expand_range:
+                        raise _OverLimit("expand_range", f"expand {name!r} from {start} to {stop}", pointer)
+                    axes.append([(name, n) for n in range(start, stop + 1)])
+                else:
+                    axes.append([(name, value) for value in spec])
+            if int(copies) > limits.copies:  # at the layout's `copies` template, when it gave the number
+                raise _OverLimit("copies", f"{int(copies)} copies", "/copies" if copies_spec is not None else "")
+            total = math.prod(len(axis) for axis in axes) * max(int(copies), 0)
+            if len(faces) + total > limits.faces_per_kind:
+                raise _OverLimit("faces_per_kind", f"{len(faces) + total} faces of this kind")
+        except _OverLimit as over:
+            issues.append(
+                Finding("limit-exceeded", f"record {record.get('id')!r}: {over.message}", over.pointer, in_layout=True)
+            )
+            continue
+        except TEMPLATE_FAILURES as err:
+            message = (
+                f"layout {renderer.layout.name!r}: {pointer[1:]} must give a whole number: {err} "
+                f"(first met on record {record.get('id')!r})"
+            )
+            issues.append(Finding("template-error", message, pointer, in_layout=True))
+            continue
+        combos = [dict(combo) for combo in product(*axes)] if axes else [{}]
+        for extra in combos:
+            for copy_number in range(1, max(int(copies), 0) + 1):
+                faces.append(Face(record, {**extra, "copy": copy_number}, origin))
+    return faces, issues
+
+
+class _OverLimit(Exception):
+    def __init__(self, name: str, what: str, pointer: str = "") -> None:
+        super().__init__(name)
+        self.message = exceeded(name, what)
+        self.pointer = pointer  # in the layout: the template that gave the number
+
+
+def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: Any) -> int:
+    if spec is None:
+        copies = whole_number(default)  # 2.0 (a JSON reader's integer) draws 2, as pnp check counts it
+        return copies if copies is not None else 1
+    if isinstance(spec, int):
+        return spec
+    text = renderer.env.from_string(spec).render(context).strip()
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"{spec!r} gives {text!r}, not a whole number") from None
+
+
+def new_canvas(handle: IO[bytes], pagesize: tuple[float, float], title: str) -> Canvas:
+    """A deterministic canvas (invariant mode) whose only font is an embedded TrueType one."""
+    register_bundled()
+    canvas = Canvas(
+        handle, pagesize=pagesize, invariant=1, initialFontName=SANS.regular, initialFontSize=9, pageCompression=1
+    )
+    canvas.setTitle(title)
+    canvas.setCreator("pnp")
+    canvas.setAuthor("pnp")
+    return canvas
+
+
+def write_cut_sheets(
+    handle: IO[bytes],
+    renderer: Renderer,
+    faces: list[Face],
+    spec: SheetSpec,
+    title: str,
+    tick: Callable[[int], None] | None = None,
+    name: str = "",
+) -> list[tuple[Face, Finding]]:
+    """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
+
+    `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
+    """
+    register_bundled()
+    spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
+    piece = Piece(0, len(faces), renderer.width, renderer.height, renderer.bleed, renderer.shape, renderer.has_back)
+    sheets = kind_sheets(piece, spec)
+    canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
+    problems: list[tuple[Face, Finding]] = []
+    backs = spec.duplex != "none" and renderer.has_back
+    for number, sheet in enumerate(sheets, 1):
+        on_sheet = faces[sheet.first : sheet.first + len(sheet.fronts)]
+        fronts_side = ("front", sheet.fronts, sheet.front_clips)
+        backs_side = ("back", sheet.backs, sheet.back_clips)
+        label = f"{name} {number}/{len(sheets)}" if name else ""
+        if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
+            sides = [fronts_side, backs_side] if backs else [fronts_side]
+            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb)
+            if tick is not None:
+                tick(len(on_sheet))
+            continue
+        fronts_label = f"{label}, fronts" if label else ""
+        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb)
+        if tick is not None:
+            tick(len(on_sheet))
+        if backs:
+            backs_label = f"{label}, backs" if label else ""
+            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb)
+    if not faces:
+        canvas.showPage()
+    canvas.save()
+    return problems
+
+
+Side = tuple[str, tuple[Box, ...], tuple[Box, ...]]  # face name, slots, clips
+
+
+def _draw_page(
+    canvas: Canvas,
+    renderer: Renderer,
+    sides: list[Side],
+    faces: list[Face],
+    spec: SheetSpec,
+    problems: list[tuple[Face, Finding]],
+    label: str,
+    honeycomb: bool = False,
+) -> None:
+    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label.
+
+    A honeycomb's faces are each clipped to their hexagon grown by the bleed, since their bleed
+    boxes overlap, and carry their own cut guide (pnp.drawing.render's hairline): no crop marks.
+    """
+    used: list[Box] = []
+    for face_name, slots, clips in sides:
+        for face, box, clip in zip(faces, slots, clips, strict=False):
+            canvas.addLiteral(f"/{FACE_TAG} BMC")  # lets pnp.drawing.combine lift each face out of this page
+            if honeycomb:
+                canvas.saveState()
+                outline = canvas.beginPath()
+                corners = hexagon(box, renderer.bleed)
+                outline.moveTo(*corners[0])
+                for corner in corners[1:]:
+                    outline.lineTo(*corner)
+                outline.close()
+                canvas.clipPath(outline, stroke=0, fill=0)
+            for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
+                problems.append((face, issue))
+            if honeycomb:
+                canvas.restoreState()
+            canvas.addLiteral("EMC")
+        used.extend(slots[: len(faces)])
+    marks = () if honeycomb else crop_marks(tuple(used), spec)
+    _marks(canvas, marks, fold_line(tuple(used), spec))
+    _registration(canvas, label, spec)
+    canvas.showPage()
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What a sheet carries besides its faces: crop marks and the registration label."""
+
+    marks: tuple[Mark, ...]
+    label: str
+    fold: tuple[Mark, ...] = ()
+
+
+def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title: str) -> None:
+    """Pages holding only crop marks and labels, for faces placed on them afterwards (pnp.drawing.combine)."""
+    canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
+    for frame in frames:
+        _marks(canvas, frame.marks, frame.fold)
+        _registration(canvas, frame.label, spec)
+        canvas.showPage()
+    if not frames:
+        canvas.showPage()
+    canvas.save()
+
+
+REGISTRATION_BASELINE = 3.5 * MM  # from the bottom edge: below the crop marks, inside most printers' reach
+
+
+def _registration(canvas: Canvas, label: str, spec: SheetSpec) -> None:
+    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets."""
+    if not label:
+        return
+    canvas.setFillColor(black)
+    canvas.setFont(SANS.regular, 6)
+    centre = spec.page_width / (4 if spec.duplex == "fold" else 2)  # in fold, clear of the fold line's mark
+    canvas.drawCentredString(centre, REGISTRATION_BASELINE, label)
+
+
+def _marks(canvas: Canvas, marks: tuple[Mark, ...], fold: tuple[Mark, ...] = ()) -> None:
+    """Crop marks as solid hairlines; the fold line (fold-and-glue) dashed."""
+    canvas.setStrokeColor(black)
+    canvas.setLineWidth(0.3)
+    for mark in marks:
+        canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+    if fold:
+        canvas.saveState()
+        canvas.setDash(1.5, 1.5)
+        for mark in fold:
+            canvas.line(mark.x1, mark.y1, mark.x2, mark.y2)
+        canvas.restoreState()

@@ -1,0 +1,236 @@
+"""Records of one kind written out as CSV, XLSX or JSON (`pnp export records`).
+
+The columns are those the spreadsheet reader (pnp/project/tabular.py) reads back: dotted headers for
+nested fields, indexed ones for lists. A value a cell cannot hold faithfully (an empty list, a
+list with a null or an empty string in it) is written as JSON text in one cell, which the
+reader parses where the schema expects a list or an object. So JSON -> XLSX -> JSON gives the
+same records. Outputs are deterministic: the XLSX is a minimal workbook (inline strings, one
+sheet) zipped with fixed timestamps.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from pnp.core.output import OutputResult, atomic_write
+from pnp.project.config import ConfigError, Project
+from pnp.project.fields import FALSE_WORDS, NUMBER, TRUE_WORDS
+from pnp.project.tabular import column_letters
+
+Path_ = tuple[str, ...]
+FORMATS = ("csv", "xlsx", "json")
+
+
+def export_records(project: Project, kinds: tuple[str, ...], fmt: str, output: Path | None) -> OutputResult:
+    """Check the project, then write the records of each kind (in file order) to
+    output/records/KIND.EXT, or to `output`: a file for one kind, a folder for several (or all:
+    no kinds named). Nothing is written while the files of those kinds have errors."""
+    from pnp.verify.run import CheckOptions, check_project
+
+    loaded, result = check_project(project, CheckOptions())
+    by_kind = loaded.index.files_by_kind
+    for kind in kinds:
+        if kind not in by_kind:
+            known = ", ".join(sorted(by_kind)) or "none"
+            raise ConfigError(f"no records of kind {kind!r}; kinds with records: {known}")
+    chosen = kinds or tuple(sorted(by_kind))
+    shown = {f.display for kind in chosen for f in by_kind[kind]} | {f.display for f in loaded.files if not f.records}
+    problems = tuple(p for p in result.problems if p.file in shown)
+    if any(p.severity == "error" for p in problems):
+        return OutputResult((), (), problems)
+    written: list[Path] = []
+    for kind in chosen:
+        records = [record for _, _, record in loaded.records(kind)]
+        if output is not None and len(kinds) == 1:
+            target = output
+        else:
+            target = (output or project.output / "records") / f"{kind}.{fmt}"
+        data = (
+            write_csv(records) if fmt == "csv" else write_xlsx(records, kind) if fmt == "xlsx" else write_json(records)
+        )
+        atomic_write(target, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
+        written.append(target)
+    return OutputResult(tuple(written), (), problems)
+
+
+def flatten(record: dict[str, Any], whole: frozenset[Path_] = frozenset()) -> Iterator[tuple[Path_, Any]]:
+    """(path, cell value) of every leaf of a record, in the record's own order; values at a
+    path in `whole`, and what cells cannot hold, as JSON text in one cell."""
+    yield from _flatten(record, (), whole)
+
+
+def _flatten(value: Any, path: Path_, whole: frozenset[Path_]) -> Iterator[tuple[Path_, Any]]:
+    if isinstance(value, dict | list) and path and (path in whole or not _cells_can_hold(value)):
+        yield path, json.dumps(value, ensure_ascii=False)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _flatten(item, (*path, str(key)), whole)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _flatten(item, (*path, str(i)), whole)
+    else:
+        yield path, value
+
+
+def _whole(records: list[dict[str, Any]]) -> frozenset[Path_]:
+    """Paths written as JSON in one cell for every record, because some record needs it (an
+    empty list here, items there would make overlapping columns)."""
+    found: set[Path_] = set()
+    while True:
+        leaves = {path for record in records for path, _ in flatten(record, frozenset(found))}
+        overlapping = {path for path in leaves if any(path[:end] in leaves for end in range(1, len(path)))}
+        shorter = {path[:end] for path in overlapping for end in range(1, len(path)) if path[:end] in leaves}
+        if not shorter - found:
+            return frozenset(found)
+        found |= shorter
+
+
+def _cells_can_hold(value: Any) -> bool:
+    """False for what empty cells would lose: empty containers, nulls, blank strings, dotted keys."""
+    if isinstance(value, dict):
+        return bool(value) and all(
+            "." not in str(k) and str(k).strip() == str(k) and _cells_can_hold(v) for k, v in value.items()
+        )
+    if isinstance(value, list):
+        return bool(value) and all(_cells_can_hold(v) for v in value)
+    if isinstance(value, str):
+        return bool(value.strip()) and value == value.strip() and "\r" not in value and not _reads_as_other(value)
+    return value is not None
+
+
+def _reads_as_other(text: str) -> bool:
+    """Text that a cell of a field allowing numbers or booleans too would read back as one."""
+    return bool(NUMBER.fullmatch(text)) or text.lower() in TRUE_WORDS | FALSE_WORDS | {"null"}
+
+
+def columns(records: list[dict[str, Any]]) -> tuple[list[Path_], frozenset[Path_]]:
+    """Every path of the records: kind and id first, then fields in first-seen order, list
+    items by index."""
+    whole = _whole(records)
+    rank: dict[Path_, int] = {("kind",): -2, ("id",): -1}
+    for record in records:
+        for path, _ in flatten(record, whole):
+            for end in range(1, len(path) + 1):
+                rank.setdefault(path[:end], len(rank))
+    leaves = {path for record in records for path, _ in flatten(record, whole)}
+
+    def key(path: Path_) -> tuple[tuple[int, int], ...]:
+        return tuple((0, int(p)) if p.isdigit() else (1, rank[path[: i + 1]]) for i, p in enumerate(path))
+
+    return sorted(leaves, key=key), whole
+
+
+def rows(records: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    header, whole = columns(records)
+    index = {path: i for i, path in enumerate(header)}
+    table: list[list[Any]] = []
+    for record in records:
+        row: list[Any] = [None] * len(header)
+        for path, value in flatten(record, whole):
+            row[index[path]] = value
+        table.append(row)
+    return [".".join(path) for path in header], table
+
+
+def write_json(records: list[dict[str, Any]]) -> bytes:
+    return (json.dumps(records, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    return str(value)
+
+
+def write_csv(records: list[dict[str, Any]]) -> bytes:
+    """UTF-8 with a byte-order mark (so Excel reads accents right; pnp accepts it), CRLF rows."""
+    header, table = rows(records)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(header)
+    writer.writerows([_text(v) for v in row] for row in table)
+    return b"\xef\xbb\xbf" + out.getvalue().encode("utf-8")
+
+
+FIXED_TIME = (2000, 1, 1, 0, 0, 0)
+PARTS = {
+    "[Content_Types].xml": (
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/xl/workbook.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
+        '<Override PartName="/xl/worksheets/sheet1.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
+        "</Types>"
+    ),
+    "_rels/.rels": (
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        '<Relationship Id="rId1" '
+        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
+        'Target="xl/workbook.xml"/></Relationships>'
+    ),
+    "xl/_rels/workbook.xml.rels": (
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        '<Relationship Id="rId1" '
+        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" '
+        'Target="worksheets/sheet1.xml"/></Relationships>'
+    ),
+}
+
+
+def write_xlsx(records: list[dict[str, Any]], sheet: str) -> bytes:
+    """A one-sheet workbook: strings inline, numbers and booleans typed, the header row frozen."""
+    header, table = rows(records)
+    name = escape(sheet[:31], {'"': "&quot;"})
+    workbook = (
+        '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
+        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
+        f'<sheets><sheet name="{name}" sheetId="1" r:id="rId1"/></sheets></workbook>'
+    )
+    body = io.StringIO()
+    body.write(
+        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews>'
+        '<sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
+        "</sheetView></sheetViews><sheetData>"
+    )
+    for number, cells in enumerate([header, *table], start=1):
+        body.write(f'<row r="{number}">')
+        for column, value in enumerate(cells, start=1):
+            body.write(_xlsx_cell(f"{column_letters(column)}{number}", value))
+        body.write("</row>")
+    body.write("</sheetData></worksheet>")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        parts = {**PARTS, "xl/workbook.xml": workbook, "xl/worksheets/sheet1.xml": body.getvalue()}
+        for part, xml in parts.items():
+            info = zipfile.ZipInfo(part, FIXED_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + xml)
+    return out.getvalue()
+
+
+def _xlsx_cell(ref: str, value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return f'<c r="{ref}" t="b"><v>{int(value)}</v></c>'
+    if isinstance(value, int | float):
+        return f'<c r="{ref}"><v>{value!r}</v></c>'
+    text = escape(_xml_safe(str(value)))
+    return f'<c r="{ref}" t="inlineStr"><is><t xml:space="preserve">{text}</t></is></c>'
+
+
+def _xml_safe(text: str) -> str:
+    """XML 1.0 cannot hold most control characters: written as spreadsheets escape them (_x0001_)."""
+    return "".join(c if c in "\t\n" or ord(c) >= 32 else f"_x{ord(c):04X}_" for c in text)

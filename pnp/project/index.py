@@ -1,0 +1,158 @@
+"""The record index: every usable record indexed once by id, with its kind and place (loading; no rule).
+
+Two phases, as frictionless does it: index every record once here, then the rules (pnp.rules.xrefs)
+look references up in it.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import repeat
+from typing import Any
+
+from pnp.core.pointers import escape
+from pnp.project.records import RecordFile
+
+ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
+MAX_EDITED_ID = 64  # ids longer than this get no edit-distance candidates (see Index.closest_ids)
+
+
+@dataclass(slots=True)
+class Index:
+    """Every usable record, indexed once: ids (with their kind and place) and files per kind."""
+
+    first: dict[str, tuple[str, RecordFile, int]] = field(default_factory=dict)
+    duplicates: dict[str, list[tuple[str, RecordFile, int]]] = field(default_factory=dict)
+    files_by_kind: dict[str, list[RecordFile]] = field(default_factory=dict)
+    ids_by_kind: dict[str, set[str]] = field(default_factory=dict)
+    uniform: set[int] = field(default_factory=set)  # id() of files whose records all have one kind and an id
+    _ids_of: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
+    _by_field: dict[tuple[tuple[str, ...], str], dict[Any, str]] = field(default_factory=dict)
+    _sorted: list[str] | None = None
+
+    def add_file(self, record_file: RecordFile, kinds: Iterable[str]) -> None:
+        kinds = tuple(kinds)
+        for kind in kinds:
+            self.files_by_kind.setdefault(kind, []).append(record_file)
+            self.ids_by_kind.setdefault(kind, set())
+        if len(kinds) == 1 and self._add_uniform(record_file, kinds[0]):
+            return
+        first = self.first
+        for index, record in enumerate(record_file.records):
+            if type(record) is not dict:
+                continue
+            rid = record.get("id")
+            if type(rid) is not str:
+                continue
+            entry = (record.get("kind"), record_file, index)
+            seen = first.setdefault(rid, entry)  # type: ignore[arg-type]
+            if seen is not entry:
+                self.duplicates.setdefault(rid, [seen]).append(entry)  # type: ignore[arg-type]
+            elif type(entry[0]) is str and entry[0] in self.ids_by_kind:
+                self.ids_by_kind[entry[0]].add(rid)
+
+    def _add_uniform(self, record_file: RecordFile, kind: str) -> bool:
+        """The common file: records of one kind with string ids, none seen before. C-level loops.
+
+        Returns False (and adds nothing) when the file is not like that; the caller then walks it.
+        """
+        records = record_file.records
+        try:
+            ids = [record["id"] for record in records]
+            if [record["kind"] for record in records].count(kind) != len(records):
+                return False
+        except (TypeError, KeyError):
+            return False
+        if set(map(type, ids)) != {str}:
+            return False
+        entries = dict(zip(ids, zip(repeat(kind), repeat(record_file), range(len(ids))), strict=True))
+        if len(entries) != len(ids) or not self.first.keys().isdisjoint(entries):
+            return False
+        self.first.update(entries)
+        self.ids_by_kind[kind].update(ids)
+        self.uniform.add(id(record_file))
+        return True
+
+    def ids_of(self, kinds: tuple[str, ...]) -> set[str]:
+        """Ids whose first record is one of `kinds` (what a reference to those kinds accepts)."""
+        found = self._ids_of.get(kinds)
+        if found is None:
+            found = set().union(*(self.ids_by_kind.get(kind, ()) for kind in kinds))
+            self._ids_of[kinds] = found
+        return found
+
+    def records_of(self, kind: str) -> Iterator[tuple[RecordFile, int, dict[str, Any]]]:
+        for record_file in self.files_by_kind.get(kind, []):
+            for index, record in enumerate(record_file.records):
+                if type(record) is dict and record.get("kind") == kind:
+                    yield record_file, index, record
+
+    def by_field(self, kinds: tuple[str, ...], name: str) -> dict[Any, str]:
+        """value of `name` -> id, over records of `kinds` (built on first use)."""
+        key = (kinds, name)
+        table = self._by_field.get(key)
+        if table is None:
+            table = {}
+            for kind in kinds:
+                for _, _, record in self.records_of(kind):
+                    value = record.get(name)
+                    if isinstance(value, (str, int)) and not isinstance(value, bool):
+                        table.setdefault(value, str(record.get("id")))
+            self._by_field[key] = table
+        return table
+
+    def closest_ids(self, wanted: str, kinds: tuple[str, ...]) -> list[str]:
+        """Ids of `kinds` closest to `wanted`, best first.
+
+        Candidates: the ids next to it in sorted order (a typo after an intact start), and
+        every id one deletion, transposition, or change of the first two characters away (a
+        typo at the start). Both are dictionary or bisect lookups, so a did-you-mean costs
+        microseconds even among 100,000 ids; rapidfuzz ranks the few candidates. An id longer
+        than MAX_EDITED_ID gets only its sorted neighbours: the edits would grow with its square.
+        """
+        if self._sorted is None:
+            self._sorted = sorted(self.first)
+        first = self.first
+        ordered = self._sorted
+        at = bisect.bisect_left(ordered, wanted)
+        candidates = set(ordered[max(0, at - 6) : at + 6])
+        n = len(wanted) if len(wanted) <= MAX_EDITED_ID else 0  # edits of a long id: n strings of n characters
+        edits = {wanted[:i] + wanted[i + 1 :] for i in range(n)}
+        edits.update(wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1))
+        edits.update(wanted[:i] + c + wanted[i + 1 :] for i in range(min(2, n)) for c in ID_CHARS)
+        candidates.update(e for e in edits if e in first)
+        wanted_kinds = set(kinds)
+        return self._ranked(wanted, (c for c in candidates if first[c][0] in wanted_kinds))
+
+    @staticmethod
+    def _ranked(wanted: str, candidates: Iterable[str]) -> list[str]:
+        from rapidfuzz import fuzz, process  # only when a reference dangles: keeps start-up short
+
+        scored = process.extract(wanted, sorted(set(candidates)), scorer=fuzz.ratio, limit=None, score_cutoff=60)
+        return [choice for choice, _, _ in sorted(scored, key=lambda s: (-s[1], s[0]))[:3]]
+
+
+def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
+    index = Index()
+    for record_file, kinds in files:
+        index.add_file(record_file, kinds)
+    return index
+
+
+def values_at(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
+    """(pointer, value) for every value at `path` ('*' = each item / map value)."""
+    if not path:
+        yield pointer, node
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                yield from values_at(item, rest, f"{pointer}/{i}")
+        elif isinstance(node, dict):
+            for key, item in node.items():
+                yield from values_at(item, rest, f"{pointer}/{escape(key)}")
+    elif isinstance(node, dict) and head in node:
+        yield from values_at(node[head], rest, f"{pointer}/{escape(head)}")

@@ -1,0 +1,179 @@
+"""One loaded project: every record file parsed once with positions, indexed once, and the
+layouts, icons and sheet files read once, for every later stage (rules, drawing, outputs).
+
+Loading knows no rule: it reports what it cannot read as findings on the files (parse errors
+as values), and never validates a record against its schema or checks a reference (that is
+pnp.rules). It draws nothing either (that is pnp.drawing).
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pnp.core.paths import RefusedFile, read_regular
+from pnp.core.problems import ConfigError
+from pnp.project.config import Project
+from pnp.project.index import Index
+from pnp.project.jsonfile import parse_bytes
+from pnp.project.records import RecordFile, iter_record_paths, load_file
+from pnp.project.schemas import SchemaSet
+
+if TYPE_CHECKING:
+    from pnp.project.layout import LayoutSet
+    from pnp.project.sheetfiles import SheetSet
+
+Record = dict[str, Any]
+
+
+@dataclass(eq=False)
+class LoadedProject:
+    """Everything the later stages need: the project, its schemas, its record files and their
+    index. Layouts, icons and sheet files are read on first use (a plain check of a project
+    without layouts never imports jinja2), then kept."""
+
+    project: Project
+    schemas: SchemaSet
+    files: list[RecordFile]
+    index: Index
+    kinds_by_file: dict[int, set[str]]
+    _layouts: LayoutSet | None = field(default=None, repr=False)
+    _icons: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
+    _sheets: SheetSet | None = field(default=None, repr=False)
+
+    def records(self, kind: str) -> Iterator[tuple[RecordFile, int, Record]]:
+        return self.index.records_of(kind)
+
+    def lookup(self, record_id: Any) -> Record | None:
+        """The record with this id (the first one, where ids repeat), for templates' `ref`;
+        None for an id no record has, or a value that is no id."""
+        entry = self.index.first.get(record_id) if isinstance(record_id, str) else None
+        return entry[1].records[entry[2]] if entry else None
+
+    @property
+    def layouts(self) -> LayoutSet:
+        """Every layout, resolved (`extends`), with what was found reading them."""
+        if self._layouts is None:
+            from pnp.project.layout import LayoutSet
+
+            project = self.project
+            self._layouts = LayoutSet(project.layouts, project.display, set(self.schemas.kind_uri))
+        return self._layouts
+
+    @layouts.setter
+    def layouts(self, layouts: LayoutSet) -> None:
+        """A language's translated layouts in place of the project's (pnp.translation)."""
+        self._layouts = layouts
+
+    @property
+    def icons(self) -> dict[str, dict[str, Any]]:
+        """layouts/icons.json: the inline icons text may use, by name."""
+        if self._icons is None:
+            self._icons = load_icon_specs(self.project)
+        return self._icons
+
+    @property
+    def sheets(self) -> SheetSet:
+        """Every sheet file (sheets/), read and checked against pnp's sheet schema."""
+        if self._sheets is None:
+            self._sheets = read_sheet_files(self.project)
+        return self._sheets
+
+    def kinds_to_build(self, wanted: tuple[str, ...] = (), layouts: LayoutSet | None = None) -> list[str]:
+        """Kinds with records and a layout, sorted; only `wanted` ones when given (unknown: ConfigError)."""
+        by_kind = (layouts or self.layouts).by_kind
+        kinds = sorted(k for k in self.index.files_by_kind if k in by_kind)
+        if wanted:
+            unknown = [k for k in wanted if k not in self.schemas.kind_uri]
+            if unknown:
+                raise ConfigError(f"unknown kind {unknown[0]!r}; known kinds: {', '.join(self.schemas.kinds)}")
+            kinds = [k for k in kinds if k in wanted]
+        return kinds
+
+
+def read_sheet_files(project: Project) -> SheetSet:
+    """The sheet files, read afresh: a copy of their texts to translate (pnp.translation)."""
+    from pnp.project.sheetfiles import SheetSet
+
+    return SheetSet(project.sheets or project.root / "sheets", project.display)
+
+
+def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
+    """layouts/icons.json: the inline icons text may use, by name (pnp check validates the file)."""
+    path = project.layouts / "icons.json"
+    try:  # a pipe or a link out of the project is never read (check_icons reports it)
+        parsed = parse_bytes(read_regular(path, project.max_file_bytes))
+    except RefusedFile:
+        return {}
+    icons = parsed.data.get("icons") if isinstance(parsed.data, dict) else None
+    return icons if parsed.ok and isinstance(icons, dict) else {}
+
+
+def has_layouts(project: Project) -> bool:
+    return any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*"))
+
+
+def record_paths(project: Project, extra: Iterable[Path] = ()) -> list[tuple[Path, str]]:
+    """(path, display name) of every record file of the project, and of `extra` files or folders."""
+    if not project.records.exists():
+        raise ConfigError(
+            f"{project.display(project.records)}: the records folder does not exist; "
+            "create it or set 'records' in [project] of pnp.toml"
+        )
+    return list(iter_record_paths([project.records, *extra], project.display, project.root))
+
+
+def load_project_records(
+    project: Project,
+    extra: Iterable[Path] = (),
+    before_parsing: Callable[[list[tuple[Path, str]]], set[Path]] | None = None,
+) -> LoadedProject:
+    """Parse and index every record file of the project (and `extra` paths).
+
+    `before_parsing` sees the paths first and returns those whose parse findings someone else
+    reports (pnp.rules forks children that validate them meanwhile): their duplicate keys are
+    not looked for here.
+    """
+    schemas = SchemaSet(project.schemas)
+    paths = record_paths(project, extra)
+    from pnp.project.fields import FieldGuide
+
+    guide = FieldGuide.for_project(project, schemas)
+    elsewhere = before_parsing(paths) if before_parsing else set()
+    files: list[RecordFile] = []
+    kinds_by_file: dict[int, set[str]] = {}
+    index = Index()
+    known = schemas.kind_uri
+    was_enabled = gc.isenabled()
+    gc.disable()  # hundreds of thousands of small containers: collection only costs time here
+    try:
+        for path, display in paths:
+            record_file = load_file(
+                path,
+                display,
+                project.max_file_bytes,
+                check_duplicates=path not in elsewhere,
+                guide=guide,
+                project=project.root,
+            )
+            files.append(record_file)
+            kinds = kinds_of(known, record_file.records)
+            kinds_by_file[id(record_file)] = kinds
+            index.add_file(record_file, kinds)
+    finally:
+        gc.freeze()  # the loaded records live to the end: later collections need not walk them
+        if was_enabled:
+            gc.enable()
+    return LoadedProject(project, schemas, files, index, kinds_by_file)
+
+
+def kinds_of(known: dict[str, Any] | set[str], records: list[Any]) -> set[str]:
+    """The known kinds among a file's records (records of no known kind are the rules' to report)."""
+    try:
+        kinds = {record["kind"] for record in records}
+    except (TypeError, KeyError):
+        kinds = {k for r in records if type(r) is dict and type(k := r.get("kind")) is str}
+    return {k for k in kinds if type(k) is str and k in known}

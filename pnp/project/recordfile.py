@@ -1,0 +1,105 @@
+"""A record file as loaded: its records, where each one is, and its parse findings."""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from pnp.core.problems import Finding, Problem, severity_of
+from pnp.project.jsonfile import item_offsets, line_col, locate
+
+
+class Locator(Protocol):
+    """Where a finding is, for files that are not located by their JSON text (YAML, tables).
+
+    `offset_of` turns a finding's pointer into an int in the file's own terms (a character
+    offset, or a cell number); `position` turns that int into (line, column, cell label).
+    Ints travel between processes (see check._validate_share), hence the two steps.
+    """
+
+    def offset_of(self, finding: Finding) -> int: ...
+
+    def position(self, offset: int) -> tuple[int, int, str]: ...
+
+
+@dataclass(slots=True)
+class RecordFile:
+    """One file of records. `records` is empty when the file could not be used."""
+
+    path: Path
+    display: str
+    raw: bytes
+    records: list[Any]
+    is_array: bool
+    findings: list[Finding] = field(default_factory=list)
+    _text: str | None = None
+    _items: list[int] | None = None
+    locator: Locator | None = None
+    _lines: list[int] | None = None
+
+    def pointer(self, index: int) -> str:
+        return f"/{index}" if self.is_array else ""
+
+    @property
+    def text(self) -> str:
+        """The decoded text, only needed to locate problems (decoded on first use)."""
+        if self._text is None:
+            raw = self.raw[3:] if self.raw.startswith(b"\xef\xbb\xbf") else self.raw
+            self._text = raw.decode("utf-8", errors="replace")
+        return self._text
+
+    def locate(self, finding: Finding) -> Problem:
+        """The finding at its line and column: for text, a bisection in the file's line starts
+        (found once), so that locating many problems in one file, even a one-line one, stays linear."""
+        offset = self.offset_of(finding)
+        if self.locator is not None:
+            line, column, cell = self.locator.position(offset)
+            return self.problem(finding, line, column, cell)
+        if self._lines is None:
+            if offset < 4096:  # the common case of a problem near the top: no table needed
+                return self.problem(finding, *line_col(self.text, offset))
+            self._lines = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        line = bisect.bisect_right(self._lines, offset)
+        return self.problem(finding, line, offset - self._lines[line - 1] + 1)
+
+    def where(self, pointer: str) -> str:
+        """A short place for messages that name another record: FILE:LINE, or FILE:CELL."""
+        problem = self.locate(Finding("duplicate-id", "", pointer))
+        return f"{self.display}:{problem.cell or problem.line}"
+
+    def offset_in_value(self, pointer: str, token: str) -> int | None:
+        """The offset of `token` inside the string value at `pointer` (JSON text only)."""
+        if self.locator is not None:
+            return None
+        start = locate(self.text, pointer)
+        found = self.text.find(token, start)
+        return found if found >= 0 else start
+
+    def offset_of(self, finding: Finding) -> int:
+        """Offset of what the finding is about: in `text`, or in the locator's terms."""
+        if finding.offset is not None:
+            return finding.offset
+        if self.locator is not None:
+            return self.locator.offset_of(finding)
+        try:
+            if self.is_array and self._items is None:
+                self._items = item_offsets(self.text, len(self.records))
+            return locate(self.text, finding.pointer, finding.at_key, self._items)
+        except ValueError:  # the file did not parse: point at its start
+            return 0
+
+    def problem(self, finding: Finding, line: int, column: int, cell: str = "") -> Problem:
+        """The finding as printed: this file's name, the position, the code's severity."""
+        return Problem(
+            file=self.display,
+            line=line,
+            column=column,
+            pointer=finding.pointer,
+            code=finding.code,
+            severity=severity_of(finding),
+            message=finding.message,
+            cell=cell,
+        )

@@ -1,0 +1,341 @@
+"""The rules over a loaded project: schemas -> references -> counts -> located problems.
+
+It draws nothing and imports nothing that draws: what drawing finds is pnp.drawing's, and
+pnp.verify composes both into what `pnp check` reports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pnp.core.limits import cap_per_file
+from pnp.core.problems import Finding, Problem, severity_of
+from pnp.core.problems import not_found_before as not_found_before  # re-exported
+from pnp.core.workers import Child, can_fork
+from pnp.project.config import Project
+from pnp.project.fields import FieldGuide
+from pnp.project.jsonfile import json_type
+from pnp.project.loaded import LoadedProject, has_layouts, load_project_records
+from pnp.project.records import RecordFile, load_file
+from pnp.project.schemas import SchemaSet
+from pnp.rules import xrefs
+from pnp.rules.result import CheckResult as CheckResult  # where it was before; re-exported
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOptions:
+    paths: tuple[Path, ...] = ()
+    ignore: frozenset[str] = frozenset()
+    select: frozenset[str] = frozenset()
+    strict: bool = False
+    render: bool = True  # draw what has a layout, as pnp build does (--no-render: skip)
+    render_cache: bool = True  # keep what drawing found in output/.pnp-cache/ (False: write nothing)
+    jobs: int = 0  # processes that validate; 0: as many as useful (see auto_jobs)
+
+
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, forking costs more than it saves
+
+
+def auto_jobs() -> int:
+    """Two processes where there are two cores: past that, this process's own parsing and
+    cross-checks dominate, and more children only share the validation."""
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+class Validation:
+    """The parse and schema findings of every record file of a loaded project.
+
+    Files given to forked children (see `validation_shares`) are validated there while this
+    process loads and cross-checks; the rest are validated here, on first use of `findings`.
+    """
+
+    def __init__(self, jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES) -> None:
+        self.jobs, self.min_bytes = jobs, min_bytes
+        self.loaded: LoadedProject | None = None
+        self._pending: list[tuple[Child[list[list[Finding]]], list[tuple[Path, str]]]] = []
+        self._delegated: set[Path] = set()
+        self._findings: list[tuple[RecordFile, Finding]] | None = None
+
+    def start(self, project: Project, paths: list[tuple[Path, str]]) -> set[Path]:
+        """Fork the children that validate shares of `paths`; the paths they take."""
+        schemas = SchemaSet(project.schemas)
+        guide = FieldGuide.for_project(project, schemas)
+        shares = validation_shares(paths, self.jobs, self.min_bytes)
+        for share in shares:
+            child = Child(_validate_share, schemas, share, project.max_file_bytes, guide, project.root)
+            self._pending.append((child, share))
+        self._delegated = {path for share in shares for path, _ in share}
+        return self._delegated
+
+    def findings(self) -> list[tuple[RecordFile, Finding]]:
+        """Parse and schema findings of every file, this process's first, then the children's."""
+        if self._findings is not None:
+            return self._findings
+        loaded = self.loaded
+        assert loaded is not None, "Validation.findings before the project was loaded"
+        found: list[tuple[RecordFile, Finding]] = []
+        for record_file in loaded.files:
+            if record_file.path in self._delegated:
+                continue
+            found.extend((record_file, f) for f in record_file.findings)
+            for _ in _validate_file(loaded.schemas, record_file, found):
+                pass
+        by_path = {f.path: f for f in loaded.files}
+        project = loaded.project
+        for child, share in self._pending:
+            reported = child.result() or _validate_share(
+                loaded.schemas,
+                share,
+                project.max_file_bytes,
+                FieldGuide.for_project(project, loaded.schemas),
+                project.root,
+            )
+            for (path, _), file_findings in zip(share, reported, strict=True):
+                found.extend((by_path[path], f) for f in file_findings)
+        self._pending.clear()
+        self._findings = found
+        return found
+
+
+def load_and_validate(
+    project: Project, extra: Iterable[Path] = (), jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES
+) -> tuple[LoadedProject, Validation]:
+    """Load the project (pnp.project) with `jobs` - 1 validating children forked before parsing."""
+    validation = Validation(jobs, min_bytes)
+    loaded = load_project_records(project, extra, lambda paths: validation.start(project, paths))
+    validation.loaded = loaded
+    return loaded, validation
+
+
+def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) -> list[list[tuple[Path, str]]]:
+    """The files each of `jobs` - 1 children validates: all of them, split evenly.
+
+    This process parses every file anyway (the cross-checks need the records) and then
+    cross-checks, which takes about as long as validating everything. No children for projects
+    under `min_bytes`, where forking costs more than it saves, or where there is no fork.
+    """
+    if jobs <= 1 or not can_fork() or not paths:
+        return []
+    if min_bytes and sum(os.stat(path).st_size for path, _ in paths if os.path.isfile(path)) < min_bytes:
+        return []
+    return [share for share in (paths[i :: jobs - 1] for i in range(jobs - 1)) if share]
+
+
+def _validate_share(
+    schemas: SchemaSet,
+    share: list[tuple[Path, str]],
+    max_bytes: int,
+    guide: FieldGuide,
+    root: Path | None = None,
+) -> list[list[Finding]]:
+    """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
+    reported: list[list[Finding]] = []
+    for path, display in share:
+        record_file = load_file(path, display, max_bytes, guide=guide, project=root)
+        found = [(record_file, f) for f in record_file.findings]
+        for _ in _validate_file(schemas, record_file, found):
+            pass
+        reported.append([replace(f, offset=record_file.offset_of(f)) for _, f in found])
+    return reported
+
+
+def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[RecordFile, Finding]]) -> Iterator[str]:
+    """Yield the kinds present; append schema findings. One Rust call for a clean one-kind file."""
+    records = record_file.records
+    if not records:
+        return
+    try:
+        kinds = {record["kind"] for record in records}
+    except (TypeError, KeyError):
+        kinds = set()
+    if len(kinds) == 1:
+        (kind,) = kinds
+        if isinstance(kind, str) and kind in schemas.kind_uri:
+            target = records if record_file.is_array else records[0]
+            validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
+            if validator.is_valid(target):
+                yield kind
+                return
+            if record_file.is_array:  # one pass over the array; instance paths start at the index
+                out.extend((record_file, f) for f in schemas.validate_array(kind, records))
+                yield kind
+                return
+    seen: set[str] = set()
+    for i, record in enumerate(records):
+        pointer = record_file.pointer(i)
+        if not isinstance(record, dict):
+            out.append(
+                (
+                    record_file,
+                    Finding(
+                        "not-a-record",
+                        f"item {i} is {json_type(record)}, not a record object; every item must be an object",
+                        pointer,
+                    ),
+                )
+            )
+            continue
+        if "kind" not in record:
+            out.append(
+                (
+                    record_file,
+                    Finding(
+                        "missing-kind",
+                        f"record has no 'kind'; add one such as {', '.join(schemas.kinds[:3])}",
+                        pointer,
+                    ),
+                )
+            )
+            continue
+        kind = record["kind"]
+        if not isinstance(kind, str) or kind not in schemas.kind_uri:
+            out.append((record_file, Finding("unknown-kind", schemas.unknown_kind_message(kind), pointer + "/kind")))
+            continue
+        seen.add(kind)
+        out.extend((record_file, f) for f in schemas.validate(kind, record, pointer))
+    yield from seen
+
+
+def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple[RecordFile, Finding]]:
+    """What no schema sees: duplicate ids, references, counts, copies, and the project's other
+    files (schema keywords, icons.json, layouts, sheet files) checked statically."""
+    project, schemas, index = loaded.project, loaded.schemas, loaded.index
+    icons = frozenset(loaded.icons)
+    # A record file that could not be read holds records no one knows: ids it may hold are not
+    # called missing and its cards are not counted (its one located error says what to fix).
+    unread = bool(_unread_files(loaded))
+    yield from xrefs.check_duplicates(index)
+    for kind in sorted(index.files_by_kind):
+        sites = schemas.sites(kind)
+        found = xrefs.check_records(index, kind, sites, icons, project.root)
+        yield from (x for x in found if not (unread and x[1].code == "missing-reference"))
+    if not unread:
+        yield from xrefs.check_counts(index)
+    yield from xrefs.check_copies(index)
+    from pnp.rules.projectfiles import check_schema_keywords
+
+    yield from check_schema_keywords(project.schemas, project.display)
+    if os.path.lexists(project.layouts / "icons.json"):
+        from pnp.rules.projectfiles import check_icons
+
+        yield from check_icons(project)
+    if has_layouts(project):
+        yield from _layout_findings(loaded)
+    elif index.files_by_kind:
+        from pnp.rules.projectfiles import no_layouts
+
+        yield from no_layouts(loaded, validation.findings())
+
+    yield from _sheet_findings(loaded)
+
+
+def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
+    """Record files that gave no record because they could not be read or parsed (the error is
+    already reported at them): what they hold is unknown."""
+    return [f for f in loaded.files if not f.records and any(severity_of(x) == "error" for x in f.findings)]
+
+
+def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
+    """Sheet file checks (pnp/project/sheetfiles.py), and kinds that fall back to a generic sheet."""
+    from pnp.project.sheetfiles import check_sheets
+
+    schemas = loaded.schemas
+    uncovered = {
+        k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)
+    }
+    yield from check_sheets(loaded.sheets, set(schemas.kind_uri), schemas.properties, uncovered)
+
+
+def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
+    """Layout checks, only when the project has layouts (keeps jinja2 out of plain checks)."""
+    from pnp.project.layout import check_layouts, unused_back_choices
+    from pnp.rules.projectfiles import check_layout_values
+
+    schemas, layouts = loaded.schemas, loaded.layouts
+    first_file = {kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)}
+    yield from check_layouts(layouts, schemas.properties, first_file)
+    yield from check_layout_values(layouts, loaded.project.root)
+    yield from unused_back_choices(layouts, lambda kind: (record for _, _, record in loaded.records(kind)))
+
+
+def load_for_check(project: Project, options: CheckOptions) -> tuple[LoadedProject, Validation, list[Path]]:
+    """The project loaded as `options` ask (the paths checked, validating children), and the
+    resolved paths whose problems are reported."""
+    checked_paths = [p.resolve() for p in options.paths]
+    extra = [p for p in checked_paths if not p.is_relative_to(project.records)]
+    if options.jobs:  # asked for: used whatever the project's size
+        loaded, validation = load_and_validate(project, extra, options.jobs, min_bytes=0)
+    else:
+        loaded, validation = load_and_validate(project, extra, auto_jobs())
+    return loaded, validation, checked_paths
+
+
+def result_of(
+    loaded: LoadedProject, problems: list[Problem], options: CheckOptions, checked: list[Path]
+) -> CheckResult:
+    """The reporters' input: the problems, and the files and records checked."""
+    files = [f for f in loaded.files if is_checked(f, checked)]
+    return CheckResult(
+        problems=tuple(problems),
+        files=len(files),
+        records=sum(len(f.records) for f in files),
+        strict=options.strict,
+    )
+
+
+def is_checked(record_file: RecordFile, checked_paths: list[Path]) -> bool:
+    if not checked_paths:
+        return True
+    resolved = record_file.path.resolve()
+    return any(resolved == p or resolved.is_relative_to(p) for p in checked_paths)
+
+
+def rule_problems(
+    loaded: LoadedProject, validation: Validation | None, options: CheckOptions, checked: list[Path] | None = None
+) -> list[Problem]:
+    """What the rules find (parse, schema, cross-checks), located and filtered, not yet sorted:
+    the caller adds what drawing finds (pnp.verify), then calls `finish`."""
+    if validation is None:
+        validation = Validation()
+        validation.loaded = loaded
+    cross = list(cross_check(loaded, validation))  # first: validating children, if any, work meanwhile
+    return located([*validation.findings(), *cross], options, checked or [])
+
+
+def finish(problems: list[Problem]) -> list[Problem]:
+    """Sorted, and capped per file (pnp.core.limits)."""
+    problems.sort(key=Problem.sort_key)
+    return cap_per_file(problems)
+
+
+def broken_records(findings: Iterable[tuple[RecordFile, Finding]]) -> set[tuple[int, int]]:
+    """(file id, record index) of records with parse or schema errors; index -1: the whole file.
+    Drawing skips them: what drawing them finds follows from that error."""
+    broken: set[tuple[int, int]] = set()
+    for record_file, finding in findings:
+        if severity_of(finding) != "error":
+            continue
+        parts = finding.pointer.split("/")
+        if not record_file.is_array:
+            broken.add((id(record_file), 0))
+        elif len(parts) > 1 and parts[1].isdigit():
+            broken.add((id(record_file), int(parts[1])))
+        else:
+            broken.add((id(record_file), -1))
+    return broken
+
+
+def located(
+    findings: Iterable[tuple[RecordFile, Finding]], options: CheckOptions, checked: list[Path]
+) -> list[Problem]:
+    """Findings as problems at their line and column, without the codes ignored or the files not checked."""
+    problems: list[Problem] = []
+    for record_file, finding in findings:
+        if finding.code in options.ignore or (options.select and finding.code not in options.select):
+            continue
+        if is_checked(record_file, checked):
+            problems.append(record_file.locate(finding))
+    return problems

@@ -1,0 +1,423 @@
+"""Stage 3: what a schema cannot see. Two phases: index every record once, then look up.
+
+Checks are generators of (file, finding) pairs; the caller locates and filters them.
+Codes: duplicate-id, missing-reference, wrong-kind-reference, count-mismatch, unknown-icon,
+missing-asset, asset-outside-project, bad-asset, inconsistent-value. Every check but the
+duplicate ids and counts runs in one pass over each kind's records (`check_records`).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from operator import methodcaller
+from pathlib import Path
+from typing import Any
+
+from pnp.core.limits import current as current_limits
+from pnp.core.limits import exceeded
+from pnp.core.paths import image_problem
+from pnp.core.pointers import escape, unescape
+from pnp.core.problems import Finding
+from pnp.project.index import Index, values_at
+from pnp.project.jsonfile import whole_number
+from pnp.project.records import RecordFile
+from pnp.project.schemas import Site
+
+Located = tuple[RecordFile, Finding]
+
+
+def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
+    """One problem per record with a used id, naming up to `shown` other places (linear in the
+    number of duplicates: each place is located once)."""
+    for rid, places in index.duplicates.items():
+        where = [f"{f.where(f.pointer(j) + '/id')} ({k})" for k, f, j in places]
+        for n, (_kind, record_file, i) in enumerate(places):
+            others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
+            more = len(places) - 1 - len(others)
+            also = ", ".join(others) + (f" and {more} more" if more else "")
+            yield (
+                record_file,
+                Finding(
+                    "duplicate-id",
+                    f"id {_short(rid)!r} is used more than once: also at {also}; ids must be unique",
+                    pointer=record_file.pointer(i) + "/id",
+                ),
+            )
+
+
+def _short(value: str, limit: int = 80) -> str:
+    """A value as quoted in a message: long ones cut, so that a message stays one readable line."""
+    return value if len(value) <= limit else value[: limit - 3] + "..."
+
+
+def check_records(
+    index: Index, kind: str, sites: tuple[Site, ...], icons: frozenset[str], root: Path
+) -> Iterator[Located]:
+    """One pass over a kind's records: references, inline icons, asset paths, consistency rules.
+
+    Top-level id references and text fields (nearly all of them) take an inline fast path: a
+    dict lookup or a C-level regex per record, with a message built only on a failure.
+    """
+    if not sites:
+        return
+    first = index.first
+    fast_refs = [(s, s.path[0]) for s in sites if s.what == "ref" and len(s.path) == 1 and s.by == "id"]
+    fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
+    slow = [s for s in sites if not (len(s.path) == 1 and (s.what == "text" or (s.what == "ref" and s.by == "id")))]
+    for record_file in index.files_by_kind.get(kind, []):
+        records = record_file.records
+        uniform = id(record_file) in index.uniform
+        # comprehensions and set operations keep the clean case's per-record cost at C level
+        for site, key in fast_refs:
+            unresolved = _unresolved(records, key, index.ids_of(site.kinds)) if uniform else None
+            if unresolved is not None:
+                if not unresolved:
+                    continue
+                suspects = [i for i, value in enumerate(map(methodcaller("get", key), records)) if value in unresolved]
+            else:
+                targets = frozenset(site.kinds)
+                suspects = [
+                    i
+                    for i, r in enumerate(records)
+                    if type(r) is dict
+                    and (v := r.get(key)) is not None
+                    and not (type(v) is str and (e := first.get(v)) is not None and e[0] in targets)
+                    and r.get("kind") == kind
+                ]
+            for i in suspects:
+                pointer = f"{record_file.pointer(i)}/{escape(key)}"
+                finding = _reference_problem(index, site, records[i][key], pointer)
+                if finding is not None:
+                    yield record_file, finding
+        for key in fast_texts:
+            if uniform and _all_icons_known(records, key, icons):
+                continue
+            suspects = [
+                i
+                for i, r in enumerate(records)
+                if type(r) is dict
+                and type(v := r.get(key)) is str
+                and "{" in v
+                and not icons.issuperset(ICON.findall(v))
+                and r.get("kind") == kind
+            ]
+            for i in suspects:
+                pointer = f"{record_file.pointer(i)}/{escape(key)}"
+                yield from _icon_problems(record_file, pointer, records[i][key], icons)
+        if slow:
+            for i, record in enumerate(records):
+                if type(record) is not dict or record.get("kind") != kind:
+                    continue
+                for site in slow:
+                    if site.path and site.path[0] not in record:
+                        continue
+                    yield from _site_problems(index, site, record_file, i, record, icons, root)
+
+
+def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str]) -> set[Any] | None:
+    """The values of `key` (where present) that name no accepted id: one set difference.
+
+    None when a value cannot be put in a set; the caller then looks record by record.
+    """
+    try:
+        named = set(map(methodcaller("get", key), records))
+    except TypeError:  # an unhashable value: the schema reports it
+        return None
+    named.discard(None)
+    return named.difference(accepted)
+
+
+def _all_icons_known(records: list[dict[str, Any]], key: str, icons: frozenset[str]) -> bool:
+    """Whether every {icon} in the records' `key` texts is known: one regex over all of them.
+
+    The texts are joined by newlines, which an icon name cannot contain, so no match spans two.
+    """
+    texts = list(map(methodcaller("get", key), records))
+    if set(map(type, texts)) - {str, type(None)}:
+        return False
+    return icons.issuperset(ICON.findall("\n".join(filter(None, texts))))
+
+
+def _site_problems(
+    index: Index, site: Site, record_file: RecordFile, i: int, record: dict[str, Any], icons: frozenset[str], root: Path
+) -> Iterator[Located]:
+    prefix = record_file.pointer(i)
+    for pointer, value in values_at(record, site.path, ""):
+        finding: Finding | None = None
+        if site.what == "ref":
+            finding = _reference_problem(index, site, value, prefix + pointer)
+        elif site.what == "text":
+            if isinstance(value, str) and "{" in value:
+                yield from _icon_problems(record_file, prefix + pointer, value, icons)
+        elif site.what == "asset":
+            if isinstance(value, str):
+                finding = asset_problem(root, value, site.asset, prefix + pointer)
+        elif site.what == "max":
+            finding = _max_problem(record, pointer.split("/")[1:], site, value, prefix + pointer)
+        elif site.what == "covers":
+            finding = _covers_problem(record, pointer.split("/")[1:], site, value, prefix + pointer)
+        if finding is not None:
+            yield record_file, finding
+
+
+def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: frozenset[str]) -> Iterator[Located]:
+    for match in ICON.finditer(value):
+        name = match.group(1)
+        if name in icons:
+            continue
+        close = difflib.get_close_matches(name, sorted(icons), n=1, cutoff=0.6)
+        hint = f"did you mean {{{close[0]}}}? " if close else ""
+        yield (
+            record_file,
+            Finding(
+                "unknown-icon",
+                f"unknown icon {match.group()} in text; {hint}"
+                f"icons are defined in layouts/icons.json: {', '.join(sorted(icons)) or 'none'}",
+                pointer,
+                offset=record_file.offset_in_value(pointer, match.group()),
+            ),
+        )
+
+
+def kinds_phrase(kinds: tuple[str, ...]) -> str:
+    """'game.spell', 'game.spell or game.ability', or 'one of 13 kinds (game.unit, ...)'."""
+    if len(kinds) <= 3:
+        return " or ".join(kinds)
+    return f"one of {len(kinds)} kinds ({', '.join(kinds[:3])}, ...)"
+
+
+def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Finding | None:
+    kinds_text = kinds_phrase(site.kinds)
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        return None  # the schema reports the wrong type
+    if site.by != "id":
+        table = index.by_field(site.kinds, site.by)
+        if value in table:
+            return None
+        known = ", ".join(_short(str(v), 40) for v in sorted(table, key=str)[:20])
+        return Finding(
+            "missing-reference",
+            f"{(_short(value) if isinstance(value, str) else value)!r} names no {kinds_text} by {site.by}; "
+            f"existing: {known or 'none'}",
+            pointer,
+        )
+    if not isinstance(value, str):
+        return None  # the schema reports the wrong type
+    entry = index.first.get(value)
+    if entry is None:
+        close = index.closest_ids(value, site.kinds)
+        hint = f"; did you mean {close[0]!r}?" if close else "; add that record, or correct the id"
+        return Finding("missing-reference", f"{_short(value)!r} names no {kinds_text} record{hint}", pointer)
+    if entry[0] not in site.kinds:
+        return Finding(
+            "wrong-kind-reference",
+            f"{value!r} is a {entry[0]} (in {entry[1].display}), but this field takes a {kinds_text}",
+            pointer,
+        )
+    return None
+
+
+def check_counts(index: Index) -> Iterator[Located]:
+    """Component lists against the records: exact where complete, a warning where partial."""
+    for record_file, i, n, component in component_lines(index):
+        finding = _count_problem(index, component, f"{record_file.pointer(i)}/components/{n}/count")
+        if finding is not None:
+            yield record_file, finding
+
+
+def check_copies(index: Index) -> Iterator[Located]:
+    """Records whose `copies` is over the limit: pnp build would refuse to draw them, so pnp
+    check says so first."""
+    limit = current_limits().copies
+    for kind in sorted(index.files_by_kind):
+        for record_file, i, record in index.records_of(kind):
+            copies = whole_number(record.get("copies"))
+            if copies is not None and copies > limit:
+                message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
+                yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
+
+
+def count_present(index: Index, component: dict[str, Any]) -> int:
+    """Physical items of a component line's kind (sum of copies), narrowed by its `where`."""
+    where = component.get("where") or {}
+    if not isinstance(where, dict):
+        return 0
+    present = 0
+    for _, _, record in index.records_of(component["kind"]):
+        if all(record.get(k) == v for k, v in where.items()):
+            copies = whole_number(record.get("copies", 1))  # 2.0 is 2 copies, as the schema's integer
+            present += copies if copies is not None else 1
+    return present
+
+
+def component_lines(index: Index) -> Iterator[tuple[RecordFile, int, int, dict[str, Any]]]:
+    """(file, record index, line number, component) for every component line that names a kind."""
+    for list_kind in sorted(k for k in index.files_by_kind if k.endswith(".component-list")):
+        for record_file, i, record in index.records_of(list_kind):
+            components = record.get("components")
+            if not isinstance(components, list):
+                continue
+            for n, component in enumerate(components):
+                if isinstance(component, dict) and isinstance(component.get("kind"), str):
+                    yield record_file, i, n, component
+
+
+def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Finding | None:
+    kind = component["kind"]
+    expected = component.get("count")
+    where = component.get("where") or {}
+    if not isinstance(expected, int) or not isinstance(where, dict):
+        return None  # the schema reports the wrong type
+    present = count_present(index, component)
+    if present == expected:
+        return None
+    subset = f" with {', '.join(f'{k}={v}' for k, v in where.items())}" if where else ""
+    name = component.get("name", kind)
+    note = f" ({component['note']})" if component.get("note") else ""
+    if component.get("transcription") == "partial" and present < expected:
+        return Finding(
+            "count-mismatch",
+            f"{name}: the component list counts {expected}, {present} {kind} entered{subset}; "
+            f"{expected - present} not entered yet (the line is marked partial){note}",
+            pointer,
+            severity="warning",
+        )
+    return Finding(
+        "count-mismatch",
+        f"{name}: the component list counts {expected}, but there are {present} {kind}{subset} "
+        f"(sum of copies); add or remove records, or fix the count{note}",
+        pointer,
+    )
+
+
+ICON = re.compile(r"\{([^{}\s]*)\}")
+
+
+IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+FONT_MAGIC = (b"\x00\x01\x00\x00", b"true", b"OTTO")
+
+
+def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding | None:
+    """Whether `value` is a readable image or font inside the project (symlinks resolved)."""
+    candidate = Path(value)
+    if candidate.is_absolute() or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        return Finding(
+            "asset-outside-project", f"{value!r} is an absolute path; use a path relative to the project root", pointer
+        )
+    try:
+        resolved = (root / candidate).resolve()
+        inside = resolved.is_relative_to(root.resolve())
+        exists = inside and resolved.is_file()
+    except (OSError, ValueError) as err:  # a name too long, a NUL byte
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return Finding("missing-asset", f"{asset} {_short(value)!r} is not a usable path: {reason}", pointer)
+    if not inside:
+        return Finding(
+            "asset-outside-project",
+            f"{value!r} points outside the project folder (through ../ or a symlink); keep assets inside the project",
+            pointer,
+        )
+    if not exists and resolved.exists():  # a folder, a pipe, a device: never opened
+        return Finding("bad-asset", f"{asset} {value!r} is not a regular file; name a file of the project", pointer)
+    if not exists:
+        return Finding(
+            "missing-asset",
+            f"{asset} {value!r} does not exist (paths are relative to the project root); check the path or add the file",
+            pointer,
+        )
+    try:
+        with resolved.open("rb") as handle:
+            head = handle.read(16)
+    except OSError as err:
+        return Finding("bad-asset", f"{asset} {value!r} cannot be read: {err.strerror}", pointer)
+    magic = IMAGE_MAGIC if asset == "image" else FONT_MAGIC
+    if not head.startswith(magic):
+        wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
+        return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)
+    broken = image_problem(resolved) if asset == "image" else ""
+    if broken:  # what pnp build would find: check promises what build delivers
+        return Finding("bad-asset", f"image {value!r} {broken}", pointer)
+    return None
+
+
+def resolve_relative(record: Any, parts: list[str], relative: str) -> Any:
+    """Relative JSON pointer ('2/player_counts') from the value at `parts` inside `record`."""
+    up, _, rest = relative.partition("/")
+    if not up.isdigit() or int(up) > len(parts):
+        return None
+    node: Any = record
+    for part in [*parts[: len(parts) - int(up)], *(p for p in rest.split("/") if p)]:
+        if isinstance(node, dict):
+            node = node.get(unescape(part))
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
+def _numbers(value: Any) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, (int, float)):
+        return [value]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+def _allowed_values(value: Any) -> list[Any]:
+    """A list of values, or every integer of a {min, max} range."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("min"), int) and isinstance(value.get("max"), int):
+        return list(range(value["min"], value["max"] + 1))
+    return []
+
+
+def _max_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return None
+    limits = [n for relative in site.kinds for n in _numbers(resolve_relative(record, parts, relative))]
+    if not limits or value <= max(limits):
+        return None
+    names = " / ".join(r.split("/", 1)[1] for r in site.kinds)
+    return Finding(
+        "inconsistent-value",
+        f"{value} is beyond {max(limits):g}, the largest {names} of this record; fix the number or the length",
+        pointer,
+    )
+
+
+def _covers_problem(record: Any, parts: list[str], site: Site, value: Any, pointer: str) -> Finding | None:
+    if not isinstance(value, list):
+        return None
+    allowed = resolve_relative(record, parts, site.kinds[0])
+    if isinstance(allowed, dict) and _ints(allowed.get("min"), allowed.get("max")):
+        span = allowed["max"] - allowed["min"] + 1
+        if span > current_limits().covers_range:
+            what = f"the range {allowed['min']}..{allowed['max']} that {site.kinds[0].split('/', 1)[1]} gives"
+            return Finding("limit-exceeded", exceeded("covers_range", what), pointer)
+    wanted = _allowed_values(allowed)
+    present: set[Any] = set()
+    for item in value:
+        got = item.get(site.by) if isinstance(item, dict) else None
+        present.update(got if isinstance(got, list) else [got])
+    missing = [v for v in wanted if v not in present]
+    if not missing:
+        return None
+    target = site.kinds[0].split("/", 1)[1]
+    return Finding(
+        "inconsistent-value",
+        f"no entry for {site.by} {', '.join(map(str, missing[:20]))}{' ...' if len(missing) > 20 else ''}, "
+        f"which {target} allows; add one per {site.by} value",
+        pointer,
+    )

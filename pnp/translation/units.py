@@ -1,0 +1,134 @@
+"""What is translatable, named once for the whole translation package: catalog contexts, the
+source units (one text, where it is, the fonts it is drawn in) and the languages of a project."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeGuard
+
+from pnp.core.pointers import escape
+from pnp.core.problems import Finding
+from pnp.project.config import Project
+from pnp.project.records import RecordFile
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
+
+    from pnp.project.loaded import LoadedProject
+
+FOLDER = "translations"
+TEMPLATE = "messages.pot"
+LAYOUT_CONTEXT = "layout:"
+SHEET_CONTEXT = "sheet:"  # sheet:<sheet name>/<pointer>: a heading or label written in a sheet file
+LABEL_CONTEXT = "label:"  # label:<kind>/<field>/<value>: an enum value's printed label from the kind's schema
+OWN_CONTEXT = "pnp:"  # pnp:<kind>/...: the words pnp itself writes on sheets (generic title, field headings)
+NOT_RECORD_CONTEXTS = (LAYOUT_CONTEXT, SHEET_CONTEXT, LABEL_CONTEXT, OWN_CONTEXT)
+SHEET_CODE_KEYS = frozenset({"src", "at", "macros"})  # sheet templates that are never shown as text
+FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # catalogs are byte-identical per content
+SHEET_COLUMNS = ("context", "source", "translation", "status", "location")
+MAX_ROWS = 200_000
+LETTER = re.compile(r"[^\W\d_]")
+
+Located = tuple[RecordFile, Finding]
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """A font a text may be drawn with: `family` is sans, condensed or a .ttf path in the project."""
+
+    family: str = "sans"
+    bold: bool = False
+    italic: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One translatable source text: its catalog context, the text, where it is, its fonts."""
+
+    context: str
+    source: str
+    location: tuple[str, int]
+    faces: tuple[Face, ...] = (Face(),)
+
+    @property
+    def key(self) -> str:
+        return entry_key(self.context, self.source)
+
+
+def entry_key(context: str, msgid: str) -> str:
+    """A record field is one entry whatever its text; a layout string is one entry per text."""
+    return f"{context}\x04{msgid}" if context.startswith(LAYOUT_CONTEXT) else context
+
+
+def source_language(project: Project) -> str:
+    return project.languages[0] if project.languages else "en"
+
+
+def target_languages(project: Project) -> tuple[str, ...]:
+    return project.languages[1:]
+
+
+def catalog_path(project: Project, lang: str) -> Path:
+    return project.root / FOLDER / f"{lang}.po"
+
+
+def translatable_paths(loaded: LoadedProject, kind: str) -> list[tuple[str, ...]]:
+    """Paths (with '*' for any item) of a kind's translatable fields, from its schema."""
+    sites = loaded.schemas.sites(kind)
+    excluded = {s.path for s in sites if s.what == "no-translate"}
+    paths = [s.path for s in sites if s.what == "text"]
+    if "name" in loaded.schemas.properties(kind):
+        paths.append(("name",))
+    paths += [s.path for s in sites if s.what == "translate"]
+    return [p for p in dict.fromkeys(paths) if p not in excluded]
+
+
+def values_at_paths(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
+    if not path:
+        yield pointer, node
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        items: Any = enumerate(node) if isinstance(node, list) else node.items() if isinstance(node, dict) else ()
+        for key, sub in items:
+            yield from values_at_paths(sub, rest, f"{pointer}/{escape(str(key))}")
+    elif isinstance(node, dict) and head in node:
+        yield from values_at_paths(node[head], rest, f"{pointer}/{escape(head)}")
+
+
+def is_static(value: Any) -> TypeGuard[str]:
+    """A layout string drawn as written (no template) with a word in it: a label to translate."""
+    return isinstance(value, str) and "{{" not in value and "{%" not in value and bool(LETTER.search(value))
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One catalog entry as read, with the offset of its msgstr line for locating problems."""
+
+    context: str
+    msgid: str
+    msgstr: str
+    fuzzy: bool
+    offset: int
+
+    @property
+    def key(self) -> str:
+        return entry_key(self.context, self.msgid)
+
+
+@dataclass(slots=True)
+class CatalogFile:
+    """A language's catalog: its entries by key, and the file to locate problems in."""
+
+    lang: str
+    path: Path
+    file: RecordFile
+    entries: dict[str, Entry] = field(default_factory=dict)
+    catalog: Catalog | None = None
+    exists: bool = True
+    error: str = ""
+    error_offset: int = 0

@@ -1,0 +1,265 @@
+"""The no-change fast path of `pnp check`: the last check's result, replayed when nothing it read changed.
+
+After a check of the whole project (no PATHS given), pnp stores its result in
+output/.pnp-cache/check/results.json under a digest of everything the result depends on: the
+options that change what is printed (--ignore, --select, --strict, --render), the working
+folder and the project folder (file names are shown relative to them), Python's version and
+the installed distributions, pnp's own files, the content of every file of the project (but the
+output folder, `.git`, virtual environments and other tools' caches: see `skipped_by_check`)
+and the content of the render caches beside this one. The next check that computes the same
+digest prints the stored result without importing the schemas, records or drawing stages.
+
+A hostile pull request can commit a forged results file, and anyone can compute the digest of
+public files; so each stored result is signed (HMAC-SHA256) with a random key that pnp makes in
+the output folder (output/.pnp-cache/check/key) and with that key file's identity on this disk
+(device, inode and change time in nanoseconds, which no one can choose or predict: a checkout or
+a copy gives a committed key file a new inode and change time). A forged results file and key,
+committed together, therefore never verify, and pnp checks everything. Nothing is written
+outside the project. See docs/security.md. Without a usable key there is no fast path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pnp.core.problems import Problem
+from pnp.project import stamp
+from pnp.project.config import ConfigError, Project
+from pnp.rules.result import CheckResult
+
+if TYPE_CHECKING:
+    from pnp.project.loaded import LoadedProject
+
+CACHE_FOLDER = ".pnp-cache"  # pnp.drawing.findings.CACHE_FOLDER (not imported: it loads the records module)
+RESULTS = Path("check") / "results.json"  # inside CACHE_FOLDER; a kind's render cache is KIND.json there
+KEY = Path("check") / "key"  # inside CACHE_FOLDER, beside RESULTS
+KEY_BYTES = 32
+MAX_ENTRIES = 8  # option sets remembered (text and --no-render, --strict, ...): the oldest goes first
+MAX_RESULTS_BYTES = 64 * 2**20
+MAX_CACHE_BYTES = 64 * 2**20  # render caches hashed; beyond it, no fast path
+NOT_INPUTS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", ".hypothesis"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """A check that may be replayed or remembered: where, with which options and inputs."""
+
+    project: Project
+    options: str
+    inputs: str
+    key: bytes
+    seen: tuple[tuple[str, int, int, int], ...]  # each input file's size, time and inode, as digested
+
+
+def checked(
+    project: Project,
+    paths: tuple[Path, ...],
+    ignore: frozenset[str],
+    select: frozenset[str],
+    strict: bool,
+    render: bool,
+    jobs: int,
+) -> tuple[LoadedProject | None, CheckResult]:
+    """`pnp check`'s result: replayed when nothing changed, else checked (and remembered).
+
+    The loaded project comes back too (None when replayed), for the caller's exit: see cli._exit.
+    """
+    options = json.dumps([sorted(ignore), sorted(select), strict, render])
+    ticket = None if paths else open_ticket(project, options)
+    replayed = replay(ticket) if ticket else None
+    if replayed is not None:
+        return None, replayed
+    from pnp.verify.run import CheckOptions, check_project
+
+    check_options = CheckOptions(paths=paths, ignore=ignore, select=select, strict=strict, render=render, jobs=jobs)
+    loaded, result = check_project(project, check_options)
+    if ticket:
+        remember(ticket, result)
+    return loaded, result
+
+
+def open_ticket(project: Project, options: str) -> Ticket | None:
+    """The ticket of a whole-project check with `options`; None when it cannot be replayed."""
+    if not _all_inputs_walked(project):
+        return None
+    key = project_key(project)
+    files = stamp.project_files(project, skipped_by_check) if key else None
+    inputs = _inputs_digest(project, options, files) if files is not None else None
+    return Ticket(project, options, inputs, key, _seen(files)) if key and files is not None and inputs else None
+
+
+def replay(ticket: Ticket) -> CheckResult | None:
+    """The stored result of these options and inputs, if its signature verifies; else None."""
+    caches = _caches_digest(ticket.project)
+    entry = _stored(ticket.project).get(ticket.options) if caches else None
+    if not isinstance(entry, dict) or not isinstance(entry.get("payload"), str):
+        return None
+    payload = entry["payload"]
+    if not hmac.compare_digest(str(entry.get("mac")), _mac(ticket, caches or "", payload)):
+        return None  # forged, edited, or written with another key or for other inputs: check again
+    try:
+        data = json.loads(payload)
+        problems = tuple(Problem(*fields) for fields in data["problems"])
+        return CheckResult(problems, int(data["files"]), int(data["records"]), bool(data["strict"]))
+    except (ValueError, TypeError, KeyError):
+        return None
+
+
+def remember(ticket: Ticket, result: CheckResult) -> None:
+    """Store `result`, signed, unless an input changed while it was checked."""
+    after = stamp.project_files(ticket.project, skipped_by_check)
+    if after is None or _seen(after) != ticket.seen:
+        return  # a file changed while it was checked: what was checked may not be what was digested
+    caches = _caches_digest(ticket.project)  # as this check left them (it may have drawn)
+    if caches is None:
+        return
+    payload = json.dumps(
+        {
+            "files": result.files,
+            "records": result.records,
+            "strict": result.strict,
+            "problems": [
+                [p.file, p.line, p.column, p.pointer, p.code, p.severity, p.message, p.cell] for p in result.problems
+            ],
+        },
+        separators=(",", ":"),
+    )
+    entries = _stored(ticket.project)
+    entries.pop(ticket.options, None)
+    entries[ticket.options] = {"mac": _mac(ticket, caches, payload), "payload": payload}
+    kept = dict(list(entries.items())[-MAX_ENTRIES:])
+    from pnp.core.output import atomic_write
+
+    path = ticket.project.output / CACHE_FOLDER / RESULTS
+    text = json.dumps(kept, separators=(",", ":")).encode()
+    with contextlib.suppress(OSError, ConfigError):  # read-only, a linked folder: only slower next time
+        atomic_write(path, lambda handle: handle.write(text))
+
+
+def _mac(ticket: Ticket, caches: str, payload: str) -> str:
+    message = f"{ticket.options}\0{ticket.inputs}\0{caches}\0{payload}".encode("utf-8", "surrogateescape")
+    return hmac.new(ticket.key, message, hashlib.sha256).hexdigest()
+
+
+def _stored(project: Project) -> dict[str, Any]:
+    from pnp.core.paths import RefusedFile, read_regular
+
+    try:  # a regular file only: a pipe planted as the results must not block pnp
+        data = json.loads(read_regular(project.output / CACHE_FOLDER / RESULTS, MAX_RESULTS_BYTES))
+    except (RefusedFile, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def skipped_by_check(folder: str, name: str) -> bool:
+    """Folders that are no project's input: version control, Python's caches and virtual environments."""
+    return name in NOT_INPUTS or os.path.isfile(os.path.join(folder, name, "pyvenv.cfg"))
+
+
+def _all_inputs_walked(project: Project) -> bool:
+    """Every folder the check reads lies where the digest walks: inside the project, outside the
+    output folder and the skipped folders."""
+    output = os.path.realpath(project.output)
+    folders = [project.records, project.schemas, project.layouts, project.sheets or project.root / "sheets"]
+    folders += [project.root / name for name in project.sources]
+    for folder in folders:
+        real = os.path.realpath(folder)
+        if real == output or real.startswith(output + os.sep) or output.startswith(real + os.sep):
+            return False
+        relative = os.path.relpath(real, os.path.realpath(project.root))
+        if relative.startswith(os.pardir) or any(part in NOT_INPUTS for part in Path(relative).parts):
+            return False
+    return True
+
+
+def _inputs_digest(project: Project, options: str, files: list[tuple[str, os.stat_result]]) -> str | None:
+    """The digest of the options, the environment, pnp's files and the project's files."""
+    context = [options, os.getcwd(), str(project.root), sys.version, *_distributions()]
+    return stamp.input_digest(project, "\0".join(["check", *context]), files=files)
+
+
+def _seen(files: list[tuple[str, os.stat_result]] | None) -> tuple[tuple[str, int, int, int], ...]:
+    return tuple((name, info.st_size, info.st_mtime_ns, info.st_ino) for name, info in files or ())
+
+
+def _distributions() -> list[str]:
+    """The installed distributions with their versions (from the names of their metadata folders)."""
+    found: list[str] = []
+    for entry in sys.path[1:]:  # not the script's folder or the working folder (`python -m`)
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found += sorted(name for name in names if name.endswith((".dist-info", ".egg-info")))
+    return found
+
+
+def _caches_digest(project: Project) -> str | None:
+    """The digest of the render caches (what a check read besides the inputs); None beyond bounds."""
+    hasher = hashlib.blake2b(digest_size=20)
+    root = project.output / CACHE_FOLDER
+    total = 0
+    if os.path.islink(root):
+        return None
+    for folder, dirs, names in os.walk(root):
+        if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
+            return None  # a linked folder: not walked here; the full check decides
+        dirs[:] = sorted(d for d in dirs if folder != str(root) or d != RESULTS.parts[0])
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    return None  # a link or a special file: the full check decides
+                with open(path, "rb") as handle:
+                    data = handle.read(MAX_CACHE_BYTES - total + 1)
+            except OSError:
+                return None
+            total += len(data)
+            if total > MAX_CACHE_BYTES:
+                return None
+            hasher.update(f"{os.path.relpath(path, root)}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
+            hasher.update(data)
+    return hasher.hexdigest()
+
+
+def project_key(project: Project) -> bytes | None:
+    """The signing key: the key file's bytes and its identity on this disk, made on first use;
+    None when the output folder cannot hold one (then there is no fast path)."""
+    path = project.output / CACHE_FOLDER / KEY
+    key = _read_key(path)
+    if key is None:
+        from pnp.core.output import atomic_write
+
+        with contextlib.suppress(OSError, ConfigError):  # read-only, a linked folder: no fast path
+            atomic_write(path, lambda handle: handle.write(os.urandom(KEY_BYTES)))
+        key = _read_key(path)
+    return key
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key's bytes and (device, inode, change time): a regular file only, never a link."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(descriptor)
+        data = os.read(descriptor, KEY_BYTES + 1) if stat.S_ISREG(info.st_mode) else b""
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if len(data) != KEY_BYTES or info.st_ctime_ns % 1_000_000_000 == 0:
+        return None  # not a key pnp made, or a disk whose whole-second times a forger could guess
+    return data + f"\0{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}".encode()
