@@ -73,7 +73,9 @@ def imports_of(name: str, path: Path, known: dict[str, Path]) -> list[tuple[str,
             names = [alias.name for alias in node.names]
             submodules = [n for n in names if f"{target}.{n}" in known]
             found.extend((f"{target}.{n}", [], node.lineno) for n in submodules)
-            found.append((target, [n for n in names if n not in submodules], node.lineno))
+            rest = [n for n in names if n not in submodules]
+            if rest or not submodules:  # `from pkg import module` imports the module, not pkg's names
+                found.append((target, rest, node.lineno))
     return found
 
 

@@ -49,8 +49,8 @@ def problem_dict(p: Problem) -> dict[str, Any]:
 def report_json(result: CheckResult, out: IO[str]) -> None:
     payload = {
         "version": 1,
-        "files": result.files,
-        "records": result.records,
+        "files": result.files or 0,
+        "records": result.records or 0,
         "errors": result.errors,
         "warnings": result.warnings,
         "problems": [problem_dict(p) for p in result.problems],

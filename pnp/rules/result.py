@@ -1,5 +1,6 @@
-"""What `pnp check` found: the reporters' input, kept apart from the check pipeline so that
-printing a replayed result (pnp.verify.cache) loads no schema, record or validator module."""
+"""What the reporters print, for a check, a build or an export alike: the problems, and for a
+check the files and records it read. Kept apart from the check pipeline so that printing a
+replayed result (pnp.verify.cache) loads no schema, record or validator module."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from pnp.core.problems import Problem
 
 @dataclass(frozen=True, slots=True)
 class CheckResult:
+    """The reporters' one input. `files` and `records`: what a check read; None for a build or an
+    export, whose problems come without counts."""
+
     problems: tuple[Problem, ...]
-    files: int
-    records: int
+    files: int | None = None
+    records: int | None = None
     strict: bool = False
 
     @property
