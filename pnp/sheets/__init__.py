@@ -1,6 +1,3 @@
-"""Setup sheets, booklets and reference aids, drawn from sheet files (docs/sheets.md).
-
-`spec` reads and checks sheet files (no reportlab: pnp check uses it); `blocks` turns blocks
-into platypus flowables; `page` is the page they are printed on; `build` plans and writes the
-PDFs. Importing this package loads nothing heavy: import the submodule you need.
-"""
+"""Stage 3, sheets: setup sheets, booklets and reference aids from sheet files (docs/sheets.md):
+planned from their templates (templates), laid out block by block into platypus flowables
+(blocks, one handler per block type), on pages (page), built and digested (build, inputs)."""
