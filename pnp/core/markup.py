@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 
 MARKUP = re.compile(r"(\*[^*]+\*|_[^_]+_|\{[a-z0-9-]+\})")
+# What the check reads as an icon token: anything in braces without spaces, so that `{Fire}` or
+# `{fire!}` (never drawn as an icon by MARKUP) is reported rather than printed as it is.
+ICON_TOKEN = re.compile(r"\{([^{}\s]*)\}")
 
 
 def markup_signature(text: str) -> list[str]:

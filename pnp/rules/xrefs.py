@@ -17,6 +17,7 @@ from typing import Any
 
 from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
+from pnp.core.markup import ICON_TOKEN
 from pnp.core.paths import image_problem
 from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding
@@ -100,7 +101,7 @@ def check_records(
                 if type(r) is dict
                 and type(v := r.get(key)) is str
                 and "{" in v
-                and not icons.issuperset(ICON.findall(v))
+                and not icons.issuperset(ICON_TOKEN.findall(v))
                 and r.get("kind") == kind
             ]
             for i in suspects:
@@ -137,7 +138,7 @@ def _all_icons_known(records: list[dict[str, Any]], key: str, icons: frozenset[s
     texts = list(map(methodcaller("get", key), records))
     if set(map(type, texts)) - {str, type(None)}:
         return False
-    return icons.issuperset(ICON.findall("\n".join(filter(None, texts))))
+    return icons.issuperset(ICON_TOKEN.findall("\n".join(filter(None, texts))))
 
 
 def _site_problems(
@@ -163,7 +164,7 @@ def _site_problems(
 
 
 def _icon_problems(record_file: RecordFile, pointer: str, value: str, icons: frozenset[str]) -> Iterator[Located]:
-    for match in ICON.finditer(value):
+    for match in ICON_TOKEN.finditer(value):
         name = match.group(1)
         if name in icons:
             continue
@@ -290,9 +291,6 @@ def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Fin
         f"(sum of copies); add or remove records, or fix the count{note}",
         pointer,
     )
-
-
-ICON = re.compile(r"\{([^{}\s]*)\}")
 
 
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
