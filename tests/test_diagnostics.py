@@ -185,14 +185,15 @@ def test_check_renders_by_default_and_reuses_its_cache(project: Path) -> None:
     assert first.returncode == 1 and "error[text-overflow]" in first.stdout
     cache = project / "output" / ".pnp-cache" / "test.card.json"
     stored = json.loads(cache.read_text())
-    assert [f["finding"]["code"] for f in stored["findings"]] == ["text-overflow"]
-    stored["findings"][0]["finding"]["message"] = "from the cache"  # proves the second check reads it
+    by_face = [found for found in stored["faces"].values() if found]  # one entry per record's faces
+    assert len(stored["faces"]) == len(cards) and [[f["code"] for f in found] for found in by_face] == [["text-overflow"]]
+    by_face[0][0]["message"] = "from the cache"  # proves the second check reads it
     cache.write_text(json.dumps(stored))
     second = pnp(project, "check")
     assert "from the cache" in second.stdout
     assert pnp(project, "check", "--render").stdout == second.stdout  # --render: accepted, the default
     assert pnp(project, "check", "--no-render").returncode == 0  # nothing drawn
-    stored["findings"][0]["finding"]["code"] = "no-such-code"  # a cache pnp could not have written
+    by_face[0][0]["code"] = "no-such-code"  # a cache pnp could not have written
     cache.write_text(json.dumps(stored))
     assert pnp(project, "check").stdout == first.stdout  # drawn again, not trusted, no crash
     cards[1]["text"] = "short"  # the records changed: drawn again

@@ -254,3 +254,14 @@ def not_found_before(problems: list[Problem], drawn: list[Problem]) -> list[Prob
         return bool(d.pointer) and any(at.startswith(prefix) for at in inside.get((d.file, d.code), ()))
 
     return [d for d in drawn if not met_before(d)]
+
+
+def sound_finding(finding: Finding) -> bool:
+    """A cached finding pnp could have written: a known code, text where text belongs."""
+    return (
+        finding.code in CODES
+        and isinstance(finding.message, str)
+        and isinstance(finding.pointer, str)
+        and finding.severity in (None, "error", "warning")
+        and (finding.offset is None or type(finding.offset) is int)
+    )

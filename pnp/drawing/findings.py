@@ -11,21 +11,25 @@ files they draw, so a repeated check draws only the kinds whose inputs changed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
-from pnp.core.problems import Finding
+from pnp.core.problems import Finding, sound_finding
+from pnp.drawing.faces import icon_files as icon_files  # re-exported
+from pnp.drawing.faces import static_files
+from pnp.drawing.locate import layout_site as layout_site  # re-exported
+from pnp.drawing.locate import place as place  # re-exported
 from pnp.project.records import RecordFile
 
 if TYPE_CHECKING:
+    from pnp.drawing.facecache import DrawCounter
     from pnp.drawing.impose import SheetSpec
-    from pnp.project.config import Project
-    from pnp.project.layout import Layout, LayoutFile
+    from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -40,56 +44,6 @@ def code_digest() -> str:
     for path in sorted(PACKAGE.rglob("*.py")) + [PACKAGE / "layout.schema.json"]:
         hasher.update(path.read_bytes())
     return hasher.hexdigest()
-
-
-def layout_site(layout: Layout, pointer: str) -> tuple[LayoutFile, str]:
-    """The file of the layout's `extends` chain that sets `pointer` (into the merged data), and where.
-
-    Elements merge by name, so an element's index in a file differs from its merged index.
-    """
-    parts = pointer.split("/")[1:]
-    own_first = list(reversed(layout.chain))
-    if len(parts) >= 3 and parts[0] in ("front", "back") and parts[1] == "elements":
-        face, index, rest = parts[0], int(parts[2]), parts[3:]
-        merged = ((layout.data.get(face) or {}).get("elements") or [])[index]
-        name = merged.get("name")
-        for layout_file in own_first:
-            elements = (layout_file.data.get(face) or {}).get("elements") or []
-            for i, element in enumerate(elements):
-                same = element.get("name") == name if name else element == merged
-                if same and (not rest or rest[0] in element):
-                    return layout_file, "/".join(["", face, "elements", str(i), *rest])
-        return own_first[0], f"/{face}"
-    for layout_file in own_first:
-        node: Any = layout_file.data
-        for part in parts:
-            node = node.get(part) if isinstance(node, dict) else None
-        if node is not None:
-            return layout_file, pointer
-    return own_first[0], ""
-
-
-def place(
-    layout: Layout, layout_findings: Iterable[Finding], record_findings: list[tuple[Any, Finding]]
-) -> list[Located]:
-    """File-absolute findings, each once: layout ones at their layout file, record ones at the record field."""
-    placed: dict[tuple[int, str, str, str], Located] = {}
-    layout_findings = [*layout_findings, *(f for _, f in record_findings if f.in_layout)]
-    for finding in layout_findings:
-        layout_file, pointer = layout_site(layout, finding.pointer)
-        key = (id(layout_file.source), pointer, finding.code, "")  # once per layout, whatever the record
-        placed.setdefault(key, (layout_file.source, replace(finding, pointer=pointer, in_layout=False)))
-    for origin, finding in record_findings:
-        if finding.in_layout:
-            continue
-        record_file, index = origin
-        field = finding.pointer[1:]
-        pointer = record_file.pointer(index) + (
-            finding.pointer if field and field in record_file.records[index] else ""
-        )
-        key = (id(record_file), pointer, finding.code, finding.message)  # copies of a record: once
-        placed.setdefault(key, (record_file, replace(finding, pointer=pointer)))
-    return list(placed.values())
 
 
 def render_kind(
@@ -132,17 +86,7 @@ def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
     from pnp.project.index import values_at
 
     root = loaded.project.root
-    files: list[Path] = []
-    from pnp.project.layout import face_entries
-
-    for _, _, face_data in face_entries(layout.data):
-        for element in face_data.get("elements", []):
-            src = element.get("src")
-            if isinstance(src, str) and "{" not in src:
-                files.append(root / src)
-            font = element.get("font")
-            fonts = font.values() if isinstance(font, dict) else [font]
-            files.extend(root / f for f in fonts if isinstance(f, str) and f.endswith((".ttf", ".otf")))
+    files = static_files(root, layout)
     sites = [site for site in loaded.schemas.sites(kind) if site.what == "asset"]
     if sites:
         for _, _, record in loaded.records(kind):
@@ -183,16 +127,6 @@ def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[
     return [path for path in paths if path.is_relative_to(root)]
 
 
-def icon_files(project: Project) -> list[Path]:
-    """The image files of layouts/icons.json (inside the project): text anywhere may draw them."""
-    from pnp.project.loaded import load_icon_specs
-
-    root = project.root
-    images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
-    paths = [(root / image).resolve() for image in images if isinstance(image, str) and image]
-    return sorted({path for path in paths if path.is_relative_to(root)})
-
-
 def kind_digest(
     loaded: LoadedProject, layout: Layout, kind: str, code: str, *options: Any, records: list[Any] | None = None
 ) -> str:
@@ -212,16 +146,21 @@ def kind_digest(
 
 
 def render_findings(
-    loaded: LoadedProject, broken: AbstractSet[tuple[int, int]] = frozenset(), use_cache: bool = True
+    loaded: LoadedProject,
+    broken: AbstractSet[tuple[int, int]] = frozenset(),
+    use_cache: bool = True,
+    counter: DrawCounter | None = None,
 ) -> list[Located]:
     """`pnp check`: draw every kind with a layout into a throwaway PDF, as `pnp build` does.
 
     Records in `broken` ((file id, index); index -1: the whole file) are not drawn: they failed
-    their schema, and what drawing them finds follows from that error. Per kind, the findings
-    of an earlier check are reused when its inputs did not change.
+    their schema, and what drawing them finds follows from that error. With `use_cache`, only
+    the faces whose digest changed since the last check are drawn (pnp.drawing.facecache);
+    `counter` counts the faces drawn.
     """
-    import io
-
+    from pnp.core.limits import current as current_limits
+    from pnp.drawing.facecache import kind_findings
+    from pnp.drawing.faces import FaceDigests
     from pnp.drawing.impose import ImpositionError, SheetSpec, parse_paper
 
     project = loaded.project
@@ -231,23 +170,16 @@ def render_findings(
     except ImpositionError:
         return []  # a configuration error, reported by loading pnp.toml
     spec = SheetSpec(width, height, duplex="long")
-    files = {f.path: f for f in loaded.files}
-    files.update({lf.source.path: lf.source for lf in layouts.files.values()})
     cache = project.output / CACHE_FOLDER
-    code = code_digest()
+    digests = FaceDigests(loaded, code_digest(), project.paper, repr(current_limits()))
     found: list[Located] = []
     for kind in loaded.kinds_to_build():
         layout = layouts.by_kind[kind]
         records = [
             ((f, i), r) for f, i, r in loaded.records(kind) if (id(f), i) not in broken and (id(f), -1) not in broken
         ]
-        key = kind_digest(loaded, layout, kind, code, project.paper, records=[r for _, r in records])
-        cached = read_cache(cache / f"{kind}.json", key, files, project.root) if use_cache else None
-        if cached is None:
-            cached = render_kind(loaded, layout, kind, spec, io.BytesIO(), kind, records=records)
-            if use_cache:
-                write_cache(cache / f"{kind}.json", key, cached, project.root)
-        found.extend(cached)
+        cache_file = cache / f"{kind}.json" if use_cache else None
+        found.extend(kind_findings(loaded, layout, kind, spec, records, digests, cache_file, counter))
     return found
 
 
@@ -261,22 +193,9 @@ def read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) 
         found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
     except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # no cache, or one this pnp cannot read: draw again
-    if not all(_sound(finding) for _, finding in found):
+    if not all(sound_finding(finding) for _, finding in found):
         return None  # edited by hand, or by another pnp: draw again
     return found
-
-
-def _sound(finding: Finding) -> bool:
-    """A cached finding pnp could have written: a known code, text where text belongs."""
-    from pnp.core.problems import CODES
-
-    return (
-        finding.code in CODES
-        and isinstance(finding.message, str)
-        and isinstance(finding.pointer, str)
-        and finding.severity in (None, "error", "warning")
-        and (finding.offset is None or type(finding.offset) is int)
-    )
 
 
 def write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:

@@ -1,0 +1,150 @@
+"""`pnp check`'s drawing, face by face: what drawing each record's faces found is kept under the
+record's face digest (pnp.drawing.faces), so that after an edit only the faces whose digest
+changed are drawn again, on a throwaway PDF, as `pnp build` draws them.
+
+Per kind, output/.pnp-cache/<kind>.json holds: what the layout alone gives (templates that do
+not compile, art short of the bleed, a card too large for the paper), keyed by the layout's
+digest; what counting the faces gives (`copies` and `expand` templates), keyed by every record's
+digest in order; and each record's own drawing findings, unlocated, keyed by its face digest.
+Findings are located afresh each time (pnp.drawing.findings.place), so a record that moved in its
+file, or two records alike, are each reported where they are now.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from pnp.core.problems import Finding, sound_finding
+from pnp.project.records import RecordFile
+
+if TYPE_CHECKING:
+    from pnp.drawing.faces import FaceDigests
+    from pnp.drawing.impose import SheetSpec
+    from pnp.project.layout import Layout
+    from pnp.project.loaded import LoadedProject
+
+Located = tuple[RecordFile, Finding]
+Origin = tuple[RecordFile, int]
+CACHE_MAX_BYTES = 64 * 1024 * 1024
+
+
+class DrawCounter:
+    """How many faces a check drew (tests count them: one edit, one face)."""
+
+    def __init__(self) -> None:
+        self.faces = 0
+
+
+def kind_findings(
+    loaded: LoadedProject,
+    layout: Layout,
+    kind: str,
+    spec: SheetSpec,
+    records: list[tuple[Origin, dict[str, Any]]],
+    digests: FaceDigests,
+    cache_file: Path | None,
+    counter: DrawCounter | None = None,
+) -> list[Located]:
+    """What drawing `records` of `kind` finds, located; drawing only the faces not in the cache."""
+    from pnp.drawing.locate import place
+
+    layout_key = digests.layout_key(layout, kind)
+    keys = [digests.record_key(layout, kind, record) for _, record in records]
+    records_key = hashlib.sha256("\n".join(keys).encode()).hexdigest()
+    stored = _read(cache_file) if cache_file is not None else {}
+    same_layout = stored.get("layout_key") == layout_key
+    faces: dict[str, list[Finding]] = stored.get("faces", {}) if same_layout else {}
+    own: list[Finding] = stored.get("layout", []) if same_layout else []
+    bleed: list[Finding] = stored.get("bleed", []) if same_layout else []
+    imposed: list[Finding] = stored.get("impose", []) if same_layout else []
+    counted: list[Finding] | None = (
+        stored.get("expand") if same_layout and stored.get("records_key") == records_key else None
+    )
+    todo = [(origin, record) for (origin, record), key in zip(records, keys, strict=True) if key not in faces]
+    if todo or counted is None or not same_layout:
+        from pnp.drawing.bleedcheck import bleed_findings
+        from pnp.drawing.impose import ImpositionError
+        from pnp.drawing.pdf import expand_faces, write_cut_sheets
+        from pnp.drawing.render import Renderer
+
+        renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
+        if not same_layout:
+            own, bleed = list(renderer.findings), bleed_findings(renderer)
+        all_faces, counted = expand_faces(renderer, records)
+        wanted = {(id(origin[0]), origin[1]) for origin, _ in todo}
+        drawn_faces = [face for face in all_faces if (id(face.origin[0]), face.origin[1]) in wanted]
+        if todo:
+            by_origin: dict[tuple[int, int], list[Finding]] = {(id(o[0]), o[1]): [] for o, _ in todo}
+            try:
+                drawn = write_cut_sheets(io.BytesIO(), renderer, drawn_faces, spec, kind)
+                imposed = []
+            except ImpositionError as err:
+                drawn = []
+                imposed = [Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True)]
+                by_origin = {}  # nothing was drawn: nothing to keep for these faces
+            if counter is not None:
+                counter.faces += len(drawn_faces) if not imposed else 0
+            for face, finding in drawn:
+                by_origin[(id(face.origin[0]), face.origin[1])].append(finding)
+            for (origin, _), key in zip(records, keys, strict=True):
+                if (id(origin[0]), origin[1]) in by_origin:
+                    faces[key] = by_origin[(id(origin[0]), origin[1])]
+        if cache_file is not None:
+            payload = {
+                "layout_key": layout_key,
+                "records_key": records_key,
+                "layout": own,
+                "bleed": bleed,
+                "impose": imposed,
+                "expand": counted,
+                "faces": {key: faces[key] for key in dict.fromkeys(keys) if key in faces},
+            }
+            _write(cache_file, payload)
+    drawn_now = [
+        (origin, finding) for (origin, _), key in zip(records, keys, strict=True) for finding in faces.get(key, [])
+    ]
+    return place(layout, [*own, *counted, *bleed, *imposed], drawn_now)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The stored entry of a kind, as Findings; {} when there is none or it is not sound."""
+    from pnp.core.paths import RefusedFile, read_regular
+
+    try:  # a regular file only: a pipe planted in the cache must not block pnp check
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES))
+        out: dict[str, Any] = {"layout_key": str(stored["layout_key"]), "records_key": str(stored["records_key"])}
+        for name in ("layout", "bleed", "impose"):
+            out[name] = [Finding(**item) for item in stored[name]]
+        out["expand"] = None if stored["expand"] is None else [Finding(**item) for item in stored["expand"]]
+        out["faces"] = {str(k): [Finding(**item) for item in v] for k, v in stored["faces"].items()}
+    except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}  # no cache, or one this pnp cannot read: draw again
+    every = [f for name in ("layout", "bleed", "impose", "expand") for f in out[name] or ()]
+    every += [f for found in out["faces"].values() for f in found]
+    return out if all(sound_finding(f) for f in every) else {}  # edited by hand, or by another pnp: draw again
+
+
+def _write(path: Path, payload: dict[str, Any]) -> None:
+    from pnp.core.output import atomic_write
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, Finding):
+            return asdict(value)
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k: plain(v) for k, v in value.items()}
+        return value
+
+    data = orjson.dumps(plain(payload))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, lambda handle: handle.write(data))
+    except OSError:
+        pass  # a read-only checkout: the check still works, only slower next time

@@ -1,0 +1,229 @@
+"""A digest per face: everything drawing one record's face reads, so that a change redraws the
+faces it touches and nothing else (`pnp check`'s per-face cache, `pnp watch`'s preview images).
+
+A record's faces depend on: pnp's code and the drawing options, its layout (the merged data and
+every file of its `extends` chain), layouts/icons.json and the icon images, the layout's static
+images and fonts, the record itself, the files it names (its `x-asset` fields and the image
+`src` templates rendered for it), and, where the layout's templates show other records through
+`ref`, those records (every id among the record's values that names a record). A sheet file,
+another kind's layout or an unrelated record changes none of these. Files are hashed by content,
+once per (path, size, mtime).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from pnp.core.paths import RefusedFile, read_regular
+from pnp.project.index import values_at
+
+if TYPE_CHECKING:
+    from pnp.project.config import Project
+    from pnp.project.layout import Layout
+    from pnp.project.loaded import LoadedProject
+
+REF_FILTER = re.compile(r"\|\s*ref\b")
+FILE_CAP = 256 * 1024 * 1024  # an input file hashed at most this far (pnp.core.output's INPUT_CAP)
+Record = dict[str, Any]
+
+
+def _dumps(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+
+
+class FileDigests:
+    """Content digests of files, remembered by (path, size, mtime): a round of `pnp watch` hashes
+    only the files that changed since the last one."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[tuple[int, int], str]] = {}
+
+    def of(self, path: Path) -> str:
+        name = str(path)
+        try:
+            info = os.stat(name)
+        except (OSError, ValueError):
+            return "missing"
+        stamp = (info.st_size, info.st_mtime_ns)
+        known = self._known.get(name)
+        if known is not None and known[0] == stamp:
+            return known[1]
+        try:
+            value = hashlib.sha256(read_regular(name, FILE_CAP)).hexdigest()
+        except RefusedFile as err:
+            value = f"refused:{err.code}"
+        self._known[name] = (stamp, value)
+        return value
+
+
+class FaceDigests:
+    """Digests of the faces of a loaded project's records, per layout and per record."""
+
+    def __init__(self, loaded: LoadedProject, *options: Any, files: FileDigests | None = None) -> None:
+        self.loaded = loaded
+        self.options = options
+        self.files = files or FileDigests()
+        self._layouts: dict[str, tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]] = {}
+        self._all: bytes | None = None
+
+    def layout_key(self, layout: Layout, kind: str) -> str:
+        """What every face of `kind` drawn with `layout` reads (no record): its own digest."""
+        return self._layout(layout, kind)[0]
+
+    def record_key(self, layout: Layout, kind: str, record: Record) -> str:
+        """The digest of every face of `record` (its copies and expansions share it)."""
+        key, uses_refs, sources, asset_paths = self._layout(layout, kind)
+        root = self.loaded.project.root
+        hasher = hashlib.sha256(key.encode())
+        hasher.update(_dumps(record))
+        names = [str(v) for path in asset_paths for _, v in values_at(record, path, "") if isinstance(v, str)]
+        for template in sources:
+            try:
+                names.append(template.render({**record, "record": record}).strip())
+            except Exception:  # noqa: BLE001 - a template failing on a record is drawing's to report
+                continue
+        for name in sorted(set(names)):
+            if name:
+                hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(root / name).encode())
+        if uses_refs == "fields":
+            for rid, other in self.referenced(record):
+                hasher.update(rid.encode(errors="surrogatepass") + b"\0" + _dumps(other))
+        return hasher.hexdigest()
+
+    def referenced(self, record: Record) -> list[tuple[str, Record]]:
+        """Records whose id is one of `record`'s values (what `ref` may show), sorted by id."""
+        found: dict[str, Record] = {}
+        stack: list[Any] = [v for k, v in record.items() if k != "id"]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, str):
+                if value not in found and (other := self.loaded.lookup(value)) is not None:
+                    found[value] = other
+            elif isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+        return sorted(found.items())
+
+    def _all_records(self) -> bytes:
+        if self._all is None:
+            hasher = hashlib.sha256()
+            for record_file in self.loaded.files:
+                hasher.update(_dumps(record_file.records))
+            self._all = hasher.digest()
+        return self._all
+
+    def _layout(self, layout: Layout, kind: str) -> tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]:
+        cache_key = f"{layout.name}\0{kind}"
+        known = self._layouts.get(cache_key)
+        if known is not None:
+            return known
+        project = self.loaded.project
+        files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
+        files += icon_files(project)
+        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data]))
+        for path in files:
+            hasher.update(str(path).encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
+        uses_refs = _ref_use(layout)
+        if uses_refs == "any":  # a template looks up an id it makes itself: every record may show
+            hasher.update(self._all_records())
+        assets = tuple(site.path for site in self.loaded.schemas.sites(kind) if site.what == "asset")
+        known = (hasher.hexdigest(), uses_refs, _src_templates(layout), assets)
+        self._layouts[cache_key] = known
+        return known
+
+
+def _ref_use(layout: Layout) -> str:
+    """How the layout's templates use `ref`: "none"; "fields" (only on values of the record, so a
+    face reads the records whose ids are among its record's values); "any" (on a value a template
+    makes, such as a constant id: any record may be shown)."""
+    text = _dumps(layout.data).decode()
+    if REF_FILTER.search(text) is None:
+        return "none"
+    from jinja2 import nodes
+
+    from pnp.project.layout import template_env
+
+    env = template_env()
+    for source in _strings(layout.data):
+        if REF_FILTER.search(source) is None:
+            continue
+        try:
+            parsed = env.parse(source if "{" in source else "{{ " + source + " }}")
+        except Exception:  # noqa: BLE001 - reported by the drawing; assume the worst here
+            return "any"
+        if any(True for _ in parsed.find_all((nodes.For, nodes.Assign, nodes.AssignBlock, nodes.Macro))):
+            return "any"  # a name the template binds itself may hold any id
+        for node in parsed.find_all(nodes.Filter):
+            if node.name != "ref":
+                continue
+            target = node.node
+            while isinstance(target, (nodes.Getattr, nodes.Getitem)):
+                target = target.node
+            if not isinstance(target, nodes.Name):
+                return "any"
+    return "fields"
+
+
+def _strings(node: Any) -> list[str]:
+    if isinstance(node, str):
+        return [node]
+    if isinstance(node, dict):
+        return [s for value in node.values() for s in _strings(value)]
+    if isinstance(node, list):
+        return [s for value in node for s in _strings(value)]
+    return []
+
+
+def _src_templates(layout: Layout) -> list[Any]:
+    """The compiled `src` templates of the layout's image elements (`{{ art }}`)."""
+    from pnp.project.layout import template_env
+
+    sources = [
+        element["src"]
+        for face in ("front", "back")
+        for element in (layout.data.get(face) or {}).get("elements", [])
+        if isinstance(element, dict) and isinstance(element.get("src"), str) and "{" in element["src"]
+    ]
+    if not sources:
+        return []
+    env = template_env()
+    compiled = []
+    for source in sources:
+        try:
+            compiled.append(env.from_string(source))
+        except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing
+            continue
+    return compiled
+
+
+def static_files(root: Path, layout: Layout) -> list[Path]:
+    """The files a layout draws on every face: static image `src`s and font files."""
+    from pnp.project.layout import face_entries
+
+    files: list[Path] = []
+    for _, _, face_data in face_entries(layout.data):
+        for element in face_data.get("elements", []):
+            src = element.get("src")
+            if isinstance(src, str) and "{" not in src:
+                files.append(root / src)
+            font = element.get("font")
+            fonts = font.values() if isinstance(font, dict) else [font]
+            files.extend(root / f for f in fonts if isinstance(f, str) and f.endswith((".ttf", ".otf")))
+    return files
+
+
+def icon_files(project: Project) -> list[Path]:
+    """The image files of layouts/icons.json (inside the project): text anywhere may draw them."""
+    from pnp.project.loaded import load_icon_specs
+
+    root = project.root
+    images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
+    paths = [(root / image).resolve() for image in images if isinstance(image, str) and image]
+    return sorted({path for path in paths if path.is_relative_to(root)})

@@ -1,0 +1,125 @@
+"""One edit, one face redrawn: `pnp check` draws again only the faces whose digest changed
+(pnp.drawing.faces, pnp.drawing.facecache), counted on the real drawing of a real project.
+
+The project is tests/build_project (11 cards, 5 spell tokens), with the spell layout made to show
+the name of a card through `ref` (a spell's `source.section` names a card id), so that one face
+depends on another record.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pnp.core.problems import Problem
+from pnp.drawing.facecache import DrawCounter
+from pnp.drawing.findings import render_findings
+from pnp.project.config import load_project
+from pnp.project.loaded import load_project_records
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def check_round(project: Path) -> tuple[int, list[Problem]]:
+    """One plain `pnp check`'s drawing stage, in process: faces drawn, and what drawing found."""
+    loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
+    counter = DrawCounter()
+    found = render_findings(loaded, counter=counter)
+    return counter.faces, sorted(f.locate(x) for f, x in found)
+
+
+def edit(path: Path, index: int, **changes: object) -> None:
+    records = json.loads(path.read_text(encoding="utf-8"))
+    records[index].update(changes)
+    path.write_text(json.dumps(records, indent=2), encoding="utf-8")
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    target = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    spells = target / "cards" / "spells.json"
+    records = json.loads(spells.read_text(encoding="utf-8"))
+    records[0]["source"]["section"] = "card-01"  # spell-1 shows card-01 name
+    spells.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    layout_path = target / "layouts" / "test-spell.json"
+    layout = json.loads(layout_path.read_text(encoding="utf-8"))
+    layout["front"]["elements"].append(
+        {
+            "name": "home",
+            "type": "text",
+            "x": 4,
+            "y": 17,
+            "w": 17,
+            "h": 4,
+            "text": "{{ source.section | ref }}",
+            "size": 4,
+        }
+    )
+    layout_path.write_text(json.dumps(layout), encoding="utf-8")
+    return target
+
+
+def faces_of(project: Path) -> int:
+    cards = json.loads((project / "cards" / "cards.json").read_text(encoding="utf-8"))
+    spells = json.loads((project / "cards" / "spells.json").read_text(encoding="utf-8"))
+    return sum(int(r.get("copies", 1)) for r in cards) + sum(int(r.get("copies", 1)) for r in spells)
+
+
+def test_one_edit_redraws_one_face_and_a_ref_follows_its_target(project: Path) -> None:
+    cold, first = check_round(project)
+    assert cold == faces_of(project) > 10  # the first check draws every face
+    assert check_round(project) == (0, first)  # nothing changed: nothing drawn, the same findings
+
+    edit(project / "cards" / "spells.json", 2, name="Spell three")  # one token, one copy
+    assert check_round(project)[0] == 1
+
+    cards = json.loads((project / "cards" / "cards.json").read_text(encoding="utf-8"))
+    target = next(i for i, r in enumerate(cards) if r["id"] == "card-01")
+    copies = int(cards[target].get("copies", 1))
+    edit(project / "cards" / "cards.json", target, name="Card the first")  # card-01 and spell-1 show it
+    assert check_round(project)[0] == copies + 1
+
+    other = next(i for i, r in enumerate(cards) if r["id"] != "card-01" and r.get("copies", 1) == 1)
+    edit(project / "cards" / "cards.json", other, name="Renamed")  # no spell shows it
+    assert check_round(project)[0] == 1
+
+
+def test_an_edit_outside_the_faces_draws_nothing(project: Path) -> None:
+    check_round(project)
+    (project / "sheets").mkdir()
+    (project / "sheets" / "aid.yaml").write_text("title: An aid\nblocks: []\n", encoding="utf-8")
+    (project / "notes.txt").write_text("not an input of any face", encoding="utf-8")
+    assert check_round(project)[0] == 0
+
+
+def test_a_moved_record_is_reported_where_it_is_now(project: Path) -> None:
+    """Cached findings are kept unlocated: a record moved down its file is not redrawn, and its
+    problem is reported at its new line."""
+    spells = project / "cards" / "spells.json"
+    edit(spells, 1, name="far too long a name for a token this small " * 6)
+    _, before = check_round(project)
+    overflow = [p for p in before if p.code == "text-overflow"]
+    assert overflow and overflow[0].file == "cards/spells.json"
+    records = json.loads(spells.read_text(encoding="utf-8"))
+    records.insert(0, records.pop(1))  # the long-named spell first
+    spells.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    drawn, after = check_round(project)
+    assert drawn == 0
+    moved = [p for p in after if p.code == "text-overflow"]
+    assert [p.line for p in moved] != [p.line for p in overflow] and moved[0].pointer.startswith("/0/")
+
+
+def test_a_changed_image_redraws_the_faces_that_show_it(project: Path) -> None:
+    layout = json.loads((project / "layouts" / "test-card.json").read_text(encoding="utf-8"))
+    uses_sun = "sun.png" in json.dumps(layout) or "sun.png" in (project / "cards" / "cards.json").read_text()
+    check_round(project)
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), (10, 200, 30)).save(project / "art" / "sun.png")
+    drawn, _ = check_round(project)
+    assert (drawn > 0) == uses_sun
+    assert drawn < faces_of(project)  # the spell tokens do not show it
