@@ -186,7 +186,9 @@ def test_check_renders_by_default_and_reuses_its_cache(project: Path) -> None:
     cache = project / "output" / ".pnp-cache" / "test.card.json"
     stored = json.loads(cache.read_text())
     by_face = [found for found in stored["faces"].values() if found]  # one entry per record's faces
-    assert len(stored["faces"]) == len(cards) and [[f["code"] for f in found] for found in by_face] == [["text-overflow"]]
+    assert len(stored["faces"]) == len(cards) and [[f["code"] for f in found] for found in by_face] == [
+        ["text-overflow"]
+    ]
     by_face[0][0]["message"] = "from the cache"  # proves the second check reads it
     cache.write_text(json.dumps(stored))
     second = pnp(project, "check")
