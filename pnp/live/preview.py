@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ from pnp.project.config import ConfigError, Project
 
 PREVIEW_DPI = 100
 EAGER_RENDER_LIMIT = 64  # faces re-rendered during a round; more are drawn when the page asks
-REF_FILTER = re.compile(r"\|\s*ref\b")
 PARSE_CODES = frozenset(
     {"empty-file", "file-too-large", "unreadable-file", "invalid-encoding", "byte-order-mark", "json-syntax"}
 )
@@ -219,15 +217,21 @@ class Preview:
         self._groups: dict[tuple[str, str], tuple[Any, list[Card]]] = {}  # (kind, file): cards, and what made them
         self._lookup: Callable[[str], dict[str, Any] | None] = lambda _id: None
         self.images: ImageCache = ImageCache()
+        self.faces_drawn = 0  # faces drawn since the watch began (tests count them per round)
+        from pnp.drawing.faces import FileDigests
+
+        self.files = FileDigests()  # content digests of the files faces draw, kept between rounds
         self.render_lock = threading.Lock()  # pdfium and shared renderers: one face at a time
         self.changed_event = threading.Condition()
 
     def lookup(self, record_id: str) -> dict[str, Any] | None:
         return self._lookup(record_id)
 
-    def update(self, checked: Checked, assets_stamp: int, problems: tuple[Problem, ...]) -> Snapshot:
+    def update(self, checked: Checked, problems: tuple[Problem, ...]) -> Snapshot:
+        from pnp.drawing.faces import FaceDigests
+
         self._lookup = checked.loaded.lookup
-        icons_digest = _digest(checked.icons, assets_stamp, self.dpi)
+        faces = FaceDigests(checked.loaded, self.dpi, files=self.files)  # by content: no stamp needed
         by_file: dict[str, list[Problem]] = {}
         for problem in problems:
             by_file.setdefault(problem.file, []).append(problem)
@@ -242,18 +246,18 @@ class Preview:
             layout = members[0][0]
             layout_digest = layout_digests.get(layout.name)
             if layout_digest is None:
-                refs = _uses_refs(layout) and _records_digest(checked)
-                layout_digest = layout_digests[layout.name] = _digest(layout.data, icons_digest, refs)
+                layout_digest = layout_digests[layout.name] = faces.layout_key(layout, kind)
             renderer = renderers.get(layout_digest) or self.renderers.get(layout_digest)
             if renderer is None:
                 renderer = new_renderer(checked, layout, self.lookup)
             renderers[layout_digest] = renderer
-            signature = (members[0][1].source.raw, layout_digest, tuple(by_file.get(display, ())))
+            keys = tuple(faces.record_key(layout, kind, record) for layout, _, record in members)
+            signature = (keys, tuple(by_file.get(display, ())))  # each record's face digest, and its problems
             before = self._groups.get((kind, display))
             if before is not None and before[0] == signature:
                 group = before[1]  # the same bytes, layout and problems: the same cards
             else:
-                group = self._cards_of(checked, kind, renderer, layout_digest, members, by_file)
+                group = self._cards_of(checked, kind, renderer, keys, members, by_file)
             cache[(kind, display)] = (signature, group)
             cards.extend(group)
         self._groups = cache
@@ -270,7 +274,7 @@ class Preview:
         checked: Checked,
         kind: str,
         renderer: Any,
-        layout_digest: str,
+        keys: tuple[str, ...],
         members: list[tuple[Any, RecordRef, dict[str, Any]]],
         by_file: dict[str, list[Problem]],
     ) -> list[Card]:
@@ -279,14 +283,13 @@ class Preview:
         lines = record_lines([ref for _, ref, _ in members])
         game = checked.loaded.project.game(kind).title
         sides = ("front", "back") if renderer.has_back else ("front",)
-        for (layout, ref, record), line in zip(members, lines, strict=True):
+        for (layout, ref, record), line, record_digest in zip(members, lines, keys, strict=True):
             try:
                 extras = face_copies(renderer, record) if layout.data.get("expand") else [{"copy": 1}]
             except Exception:  # noqa: BLE001 - reported by the check or the build; show the plain face
                 extras = [{"copy": 1}]
             name = str(record.get("name") or record.get("id") or kind)
             own = _problems_of(ref, by_file)
-            record_digest = _digest(layout_digest, record)
             for extra in extras:
                 suffix = "".join(f"~{k}={v}" for k, v in extra.items() if k != "copy")
                 key = f"{kind}:{record.get('id', ref.display + ref.pointer)}{suffix}"
@@ -330,6 +333,7 @@ class Preview:
             if cached is not None:
                 return cached
             data, issues = render_face_png(card.renderer, side, card.record, card.extra, self.dpi)
+            self.faces_drawn += 1
             self.images.put(digest, data, issues)
         return data
 
@@ -358,18 +362,6 @@ def _unique_keys(cards: list[Card]) -> list[Card]:
         n = seen[card.key] = seen.get(card.key, 0) + 1
         unique.append(card if n == 1 else replace(card, key=f"{card.key}~{n}"))
     return unique
-
-
-def _uses_refs(layout: Any) -> bool:
-    """A layout whose templates show other records (`| ref`) changes when any record does."""
-    return REF_FILTER.search(orjson.dumps(layout.data).decode()) is not None
-
-
-def _records_digest(checked: Checked) -> str:
-    hasher = hashlib.sha256()
-    for record_file in checked.loaded.files:
-        hasher.update(hashlib.sha256(record_file.raw).digest())
-    return hasher.hexdigest()
 
 
 class ImageCache:

@@ -2,14 +2,11 @@
 
 Each round reloads and re-checks the whole project (about 0.1 s at 10,000 records), so its
 problems are always those `pnp check` would print. What is expensive is drawn only when its
-inputs changed: preview images are keyed by a digest of record, layout and assets (a changed
-record re-renders its own cards, a changed layout its kind), and `pnp build`'s manifest
-rebuilds only the kind PDFs whose inputs changed. A file saved half-way is a problem of that
-round, never the end of the watch.
-
-Everything this module needs from the check and drawing stages goes through the adapter
-functions below (`load_and_check`, `new_renderer`, `render_face_png`, `rebuild_outputs`), so
-a change to those stages is mended in one place.
+inputs changed: each face's preview image is keyed by the face's digest (pnp.drawing.faces: its
+record, its layout, the files it draws by content, the records it shows through `ref`), so an
+edit redraws the faces it touches and a sheet file or an unrelated record redraws none; `pnp
+build`'s manifest rebuilds only the kind PDFs whose inputs changed. A file saved half-way is a
+problem of that round, never the end of the watch. The preview's model is pnp.live.preview.
 """
 
 from __future__ import annotations
@@ -22,63 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pnp.core.problems import Problem
-from pnp.live.preview import (
-    EAGER_RENDER_LIMIT as EAGER_RENDER_LIMIT,
-)
-from pnp.live.preview import (
-    PARSE_CODES as PARSE_CODES,
-)
-from pnp.live.preview import (  # re-exported: the watch's names for them
-    PREVIEW_DPI as PREVIEW_DPI,
-)
-from pnp.live.preview import (
-    REF_FILTER as REF_FILTER,
-)
-from pnp.live.preview import (
-    Card as Card,
-)
-from pnp.live.preview import (
-    Checked as Checked,
-)
-from pnp.live.preview import (
-    ImageCache as ImageCache,
-)
-from pnp.live.preview import (
-    Preview as Preview,
-)
-from pnp.live.preview import (
-    RecordRef as RecordRef,
-)
-from pnp.live.preview import (
-    Snapshot as Snapshot,
-)
-from pnp.live.preview import (
-    broken_files as broken_files,
-)
-from pnp.live.preview import (
-    card_records as card_records,
-)
-from pnp.live.preview import (
-    face_copies as face_copies,
-)
-from pnp.live.preview import (
-    load_and_check as load_and_check,
-)
-from pnp.live.preview import (
-    locate as locate,
-)
-from pnp.live.preview import (
-    new_renderer as new_renderer,
-)
-from pnp.live.preview import (
-    problem_line as problem_line,
-)
-from pnp.live.preview import (
-    record_lines as record_lines,
-)
-from pnp.live.preview import (
-    render_face_png as render_face_png,
-)
+from pnp.live.preview import PREVIEW_DPI, Preview, Snapshot, load_and_check, problem_line
 from pnp.project.config import ConfigError, Project, load_project
 
 
@@ -114,20 +55,15 @@ class Watcher:
         self.out = out
         self.project = load_project(explicit=project_file)
         self.preview = Preview(options.dpi)
-        self.assets_stamp = 0
         self.last_lines: tuple[str, ...] | None = None
         self.config_broken = False
 
     def classify(self, paths: Iterable[Path]) -> None:
-        """Files that are not records, schemas or layouts (images, fonts): every face may change."""
-        project = self.project
-        data = (project.records, project.schemas, project.layouts)
+        """A changed pnp.toml is read again. (Images and fonts need nothing here: each face's
+        digest holds the content of the files it draws, pnp.drawing.faces.)"""
         for path in paths:
             if path == self.project_file:
                 self.config_broken = True  # read again below
-            is_data = any(path.is_relative_to(d) for d in data) and path.suffix in (".json", ".yaml", ".yml")
-            if not is_data:
-                self.assets_stamp += 1
         if self.config_broken:
             self.project = load_project(explicit=self.project_file)
             self.config_broken = False
@@ -143,18 +79,18 @@ class Watcher:
             self.preview.publish(_config_snapshot(self.preview.snapshot, err, self.project))
             return
         problems = checked.problems
-        snapshot = self.preview.update(checked, self.assets_stamp, problems)
+        snapshot = self.preview.update(checked, problems)
         drawn = self.preview.render_changed(snapshot)
         if drawn:
             problems = tuple(sorted(dict.fromkeys([*problems, *drawn]), key=Problem.sort_key))
-            snapshot = self.preview.update(checked, self.assets_stamp, problems)
+            snapshot = self.preview.update(checked, problems)
         self.preview.publish(snapshot)
         if self.options.build and not any(p.severity == "error" for p in problems):
             _, built = rebuild_outputs(self.project)
             more = [p for p in built if p not in problems]
             if more:
                 problems = tuple(sorted(dict.fromkeys([*problems, *more]), key=Problem.sort_key))
-                again = self.preview.update(checked, self.assets_stamp, problems)
+                again = self.preview.update(checked, problems)
                 self.preview.publish(again)
         self._print(problems, len(checked.loaded.files), checked.records)
 
