@@ -265,3 +265,9 @@ def sound_finding(finding: Finding) -> bool:
         and finding.severity in (None, "error", "warning")
         and (finding.offset is None or type(finding.offset) is int)
     )
+
+
+def text_line(problem: Problem) -> str:
+    """The one line `pnp check` prints for a problem (and `pnp watch`, alike)."""
+    where = f" (at {problem.pointer})" if problem.pointer else ""
+    return one_line(f"{problem.place}: {problem.severity}[{problem.code}]: {problem.message}{where}")

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from pnp.core.problems import Finding, Problem
+from pnp.core.problems import Finding, Problem, text_line
 from pnp.project.config import ConfigError, Project
 
 PREVIEW_DPI = 100
@@ -159,9 +159,8 @@ def locate(ref: RecordRef, code: str, message: str, pointer: str = "") -> Proble
 
 
 def problem_line(p: Problem) -> str:
-    """The one-line form `pnp check` prints."""
-    where = f" (at {p.pointer})" if p.pointer else ""
-    return f"{p.file}:{p.line}:{p.column}: {p.severity}[{p.code}]: {p.message}{where}"
+    """The one line `pnp check` prints (a workbook's problem at its cell: `ships.xlsx:Ships!D8`)."""
+    return text_line(p)
 
 
 # --- the preview model ---------------------------------------------------------------------------

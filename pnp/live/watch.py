@@ -99,8 +99,10 @@ class Watcher:
         lines = tuple(problem_line(p) for p in problems) + ((config_error,) if config_error else ())
         errors = sum(1 for p in problems if p.severity == "error") + bool(config_error)
         warnings = sum(1 for p in problems if p.severity == "warning")
+        printed = set(self.last_lines or ())
         for line in lines:
-            self.out.write(line + "\n")
+            if line not in printed:  # a problem already shown, unchanged, is not printed again
+                self.out.write(line + "\n")
         if not lines and self.last_lines:
             self.out.write("pnp watch: all problems fixed\n")
         summary = f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}"

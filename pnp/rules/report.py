@@ -10,7 +10,7 @@ from urllib.parse import quote
 import orjson
 
 from pnp import __version__
-from pnp.core.problems import CODES, Problem, one_line
+from pnp.core.problems import CODES, Problem, text_line
 from pnp.rules.result import CheckResult
 
 
@@ -25,9 +25,7 @@ def _summary(result: CheckResult) -> str:
 
 def report_text(result: CheckResult, out: IO[str]) -> None:
     for p in result.problems:
-        where = f" (at {p.pointer})" if p.pointer else ""
-        line = f"{p.place}: {p.severity}[{p.code}]: {p.message}{where}"
-        out.write(one_line(line) + "\n")  # one line each, whatever a file name holds
+        out.write(text_line(p) + "\n")  # one line each, whatever a file name holds
     out.write(_summary(result) + "\n")
 
 
