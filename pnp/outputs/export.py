@@ -455,9 +455,9 @@ def safe_zone_problems(plan: KindPlan, preset: str | None = None) -> list[Proble
                 try:
                     if element.when is not None and not element.when(**context):
                         continue
-                    if element.kind == "text" and not renderer._text(element, "text", context):
+                    if element.kind == "text" and not renderer.text_of(element, "text", context):
                         continue
-                    if element.kind == "image" and not renderer._text(element, "src", context):
+                    if element.kind == "image" and not renderer.text_of(element, "src", context):
                         continue
                 except TEMPLATE_FAILURES:
                     continue  # reported as a render problem
