@@ -212,7 +212,12 @@ def test_impose_is_pure_geometry() -> None:
     assert not {m for m in imported if m.startswith("reportlab") or (m.startswith("pnp") and m != "pnp.core.units")}
 
 
-@pytest.mark.parametrize("module", ["pnp.drawing.render", "pnp.drawing.impose", "pnp.drawing.shelf"])
+FACE_DRAWING = ["render", "elements", "words", "textbox", "handlers", "images", "layers", "renderer_view"]
+
+
+@pytest.mark.parametrize(
+    "module", [*(f"pnp.drawing.{name}" for name in FACE_DRAWING), "pnp.drawing.impose", "pnp.drawing.shelf"]
+)
 def test_drawing_a_face_knows_nothing_of_pages_or_outputs(module: str) -> None:
     known = modules(PACKAGE)
     imported = {t for t, _, _ in imports_of(module, known[module], known)}

@@ -1,0 +1,167 @@
+"""Text as words: markup parsed into runs, words measured once, lines broken greedily, words encoded once.
+
+These are the caches that make shrink-to-fit cheap enough for 10,000 cards: a word's width is
+measured at unit size once (any size is then a multiplication), and a word's PDF encoding is made
+once per document. pnp.drawing.textbox sets a text element with them; the sheets use the markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from reportlab.lib.colors import Color
+from reportlab.lib.rl_accel import fp_str
+from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
+from reportlab.pdfgen.canvas import Canvas
+
+from pnp.core.markup import MARKUP
+from pnp.drawing.elements import Icon
+from pnp.drawing.fonts import Family
+
+MARKUP_CHARS = frozenset("*_{\n")
+
+
+@lru_cache(maxsize=65536)
+def unit_width(text: str, font: str) -> float:
+    return float(stringWidth(text, font, 1.0))
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    text: str
+    bold: bool
+    italic: bool
+    icon: Icon | None = None
+
+
+def parse_markup(text: str, icons: dict[str, Icon], bold: bool = False, italic: bool = False) -> list[Run]:
+    """*bold*, _italic_ and {icon} tokens; everything else is plain text."""
+    runs: list[Run] = []
+    for part in MARKUP.split(text):
+        if not part:
+            continue
+        if part.startswith("*") and part.endswith("*") and len(part) > 2:
+            runs.append(Run(part[1:-1], True, italic))
+        elif part.startswith("_") and part.endswith("_") and len(part) > 2:
+            runs.append(Run(part[1:-1], bold, True))
+        elif part.startswith("{") and part[1:-1] in icons:
+            runs.append(Run(part, bold, italic, icons[part[1:-1]]))
+        else:
+            runs.append(Run(part, bold, italic))
+    return runs
+
+
+class TextSetter:
+    """PDF text operators for one document's embedded fonts: each (font, word) encoded once.
+
+    reportlab's text object re-encodes every string it shows (the font's subset mapping, then
+    PDF escaping); a word met again costs a dictionary look-up here. The cache is bounded.
+    """
+
+    LIMIT = 200_000
+
+    def __init__(self, canvas: Canvas) -> None:
+        self.doc = canvas._doc
+        self.escape = canvas._escape
+        self.words: dict[tuple[str, str], list[tuple[int, str]]] = {}
+        self.names: dict[tuple[str, int], str] = {}
+
+    def add(self, pieces: list[tuple[str, int, str]], font: str, text: str) -> None:
+        """Append `text` in `font` to a line's pieces, joining it to the last piece when it can."""
+        chunks = self.words.get((font, text))
+        if chunks is None:
+            if len(self.words) >= self.LIMIT:
+                self.words.clear()
+            face = getFont(font)
+            chunks = [(subset, self.escape(data)) for subset, data in face.splitString(text, self.doc)]
+            self.words[(font, text)] = chunks
+        for subset, escaped in chunks:
+            if pieces and pieces[-1][0] == font and pieces[-1][1] == subset:
+                pieces[-1] = (font, subset, pieces[-1][2] + escaped)
+            else:
+                pieces.append((font, subset, escaped))
+
+    def emit(
+        self, ops: list[str], pieces: list[tuple[str, int, str]], current: tuple[str, int], size: str
+    ) -> tuple[str, int]:
+        """Show the pieces, setting a font (subset) only when it changes; the font in use after."""
+        for font, subset, escaped in pieces:
+            if (font, subset) != current:
+                name = self.names.get((font, subset))
+                if name is None:
+                    name = self.names[(font, subset)] = getFont(font).getSubsetInternalName(subset, self.doc)
+                ops.append(f"{name} {size} Tf")
+                current = (font, subset)
+            ops.append(f"({escaped}) Tj")
+        return current
+
+
+@lru_cache(maxsize=1024)
+def fill_op(color: Color) -> str:
+    """The operator setting a fill colour (as canvas.setFillColor writes it for an RGB colour)."""
+    return f"{fp_str(color.red, color.green, color.blue)} rg"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    text: str
+    font: str
+    width1: float  # width at size 1
+    space_before: bool
+    icon: Icon | None = None
+
+
+def paragraph_words(runs: list[Run], family: Family) -> list[list[Word]]:
+    """Paragraphs of words (explicit newlines split paragraphs)."""
+    paragraphs: list[list[Word]] = [[]]
+    pending_space = False
+    for run in runs:
+        font = family.pick(run.bold, run.italic)
+        if run.icon is not None:
+            paragraphs[-1].append(Word(run.text, font, 1.25, pending_space, run.icon))
+            pending_space = False
+            continue
+        for i, line in enumerate(run.text.split("\n")):
+            if i > 0:
+                paragraphs.append([])
+                pending_space = False
+            pieces = line.split(" ")
+            for j, piece in enumerate(pieces):
+                if j > 0:
+                    pending_space = True
+                if piece:
+                    paragraphs[-1].append(Word(piece, font, unit_width(piece, font), pending_space))
+                    pending_space = False
+    return paragraphs
+
+
+def wrap(paragraphs: list[list[Word]], width: float, size: float, wrap_lines: bool) -> list[list[Word]] | None:
+    """Greedy line breaking at `size`; None when a single word is wider than the box."""
+    lines: list[list[Word]] = []
+    for words in paragraphs:
+        line: list[Word] = []
+        used = 0.0
+        for word in words:
+            w = word.width1 * size
+            extra = w + (unit_width(" ", word.font) * size if (line and word.space_before) else 0.0)
+            if line and wrap_lines and used + extra > width + 0.01:
+                lines.append(line)
+                line, used = [word], w
+            else:
+                line.append(word)
+                used += extra
+            if w > width + 0.01:
+                return None
+        lines.append(line)
+    if not wrap_lines and any(line_width(line, size) > width + 0.01 for line in lines):
+        return None
+    return lines
+
+
+def line_width(line: list[Word], size: float) -> float:
+    """Width of a line: each space in the font of the word after it, as it is drawn."""
+    return sum(
+        w.width1 * size + (unit_width(" ", w.font) * size if (i and w.space_before) else 0.0)
+        for i, w in enumerate(line)
+    )
