@@ -429,6 +429,17 @@ class RenderResult:
     warm: Timed
     no_render: Timed
     build: Timed
+    edited: Timed  # pnp check after one card's title changed (one face drawn again)
+    edited_no_render: Timed  # pnp check --no-render on the same edit
+    edited_build: Timed  # pnp build after one more card's title changed, following a full build
+
+
+def edit_one_card(root: Path, n: int) -> None:
+    """Change the title of the n-th card of the first record file (a one-word edit)."""
+    path = root / "cards" / "cards-0000.json"
+    records = json.loads(path.read_text(encoding="utf-8"))
+    records[n]["title"] = records[n]["title"] + " edited"
+    path.write_text(json.dumps(records, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def bench_render(cards: int, workdir: Path, repeat: int) -> RenderResult:
@@ -440,7 +451,8 @@ def bench_render(cards: int, workdir: Path, repeat: int) -> RenderResult:
         shutil.rmtree(root)
     build_bench.generate(root, cards)
     pnp = [tool("pnp")]
-    timings = {name: Timed() for name in ("cold", "warm", "no_render", "build")}
+    names = ("cold", "warm", "no_render", "build", "edited", "edited_no_render", "edited_build")
+    timings = {name: Timed() for name in names}
     print(f"render {cards:,} cards", file=sys.stderr, flush=True)
     shutil.rmtree(root / "output", ignore_errors=True)
     run([*pnp, "check", "--format", "json"], root, (0,), timings["cold"])
@@ -449,15 +461,22 @@ def bench_render(cards: int, workdir: Path, repeat: int) -> RenderResult:
         run([*pnp, "check", "--format", "json"], root, (0,), timings["warm"])
         forget_stored_check(root)
         run([*pnp, "check", "--no-render", "--format", "json"], root, (0,), timings["no_render"])
+    edit_one_card(root, 0)
+    forget_stored_check(root)
+    run([*pnp, "check", "--format", "json"], root, (0,), timings["edited"])
+    forget_stored_check(root)
+    run([*pnp, "check", "--no-render", "--format", "json"], root, (0,), timings["edited_no_render"])
     shutil.rmtree(root / "output", ignore_errors=True)
     run([*pnp, "build"], root, (0,), timings["build"])
+    edit_one_card(root, 1)
+    run([*pnp, "build"], root, (0,), timings["edited_build"])
     for name, timed in timings.items():
         print(f"  {name}: {timed.best:.3f} s (best of {timed.runs})", file=sys.stderr, flush=True)
     if json.loads(timings["cold"].stdout)["errors"] or timings["cold"].stdout != timings["warm"].stdout:
         sys.exit(
             f"check_bench: pnp check on the render project of {cards} cards found errors, or the cache changed them"
         )
-    return RenderResult(cards, timings["cold"], timings["warm"], timings["no_render"], timings["build"])
+    return RenderResult(cards, *(timings[name] for name in names))
 
 
 def print_render_table(results: list[RenderResult]) -> None:
@@ -472,6 +491,20 @@ def print_render_table(results: list[RenderResult]) -> None:
         print(
             f"| {r.cards:,} | {seconds(r.cold)} | {seconds(r.warm)} | {seconds(r.no_render)} | {seconds(r.build)} "
             f"| {r.cold.best / r.build.best:.2f} |"
+        )
+    print()
+    print(
+        "After a one-word edit of one card (its title): pnp check draws that card's faces only "
+        "(pnp/drawing/facecache.py); pnp build after a full build and one more such edit"
+    )
+    print()
+    print("| cards | check s | check --no-render s | check / --no-render | build s | build / full build |")
+    print("|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(
+            f"| {r.cards:,} | {seconds(r.edited)} | {seconds(r.edited_no_render)} "
+            f"| {r.edited.best / r.edited_no_render.best:.2f} | {seconds(r.edited_build)} "
+            f"| {r.edited_build.best / r.build.best:.2f} |"
         )
     print()
 
