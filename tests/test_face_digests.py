@@ -123,3 +123,19 @@ def test_a_changed_image_redraws_the_faces_that_show_it(project: Path) -> None:
     drawn, _ = check_round(project)
     assert (drawn > 0) == uses_sun
     assert drawn < faces_of(project)  # the spell tokens do not show it
+
+
+def test_drawing_on_several_cores_finds_what_one_process_finds(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forked children drawing shares of a kind report the same findings, in the same order."""
+    import pnp.drawing.facecache as facecache
+
+    spells = project / "cards" / "spells.json"
+    for index in (0, 3):
+        edit(spells, index, name="a name far too long for a token this small to hold " * 4)
+    loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
+    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 1)
+    alone = render_findings(loaded, use_cache=False)
+    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 3 if faces >= 3 else 1)
+    shared = render_findings(loaded, use_cache=False)
+    assert [(f.path, x) for f, x in shared] == [(f.path, x) for f, x in alone]
+    assert sum(x.code == "text-overflow" for _, x in alone) >= 2

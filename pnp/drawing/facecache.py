@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,7 +71,7 @@ def kind_findings(
     if todo or counted is None or not same_layout:
         from pnp.drawing.bleedcheck import bleed_findings
         from pnp.drawing.impose import ImpositionError
-        from pnp.drawing.pdf import expand_faces, write_cut_sheets
+        from pnp.drawing.pdf import expand_faces
         from pnp.drawing.render import Renderer
 
         renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
@@ -82,7 +83,7 @@ def kind_findings(
         if todo:
             by_origin: dict[tuple[int, int], list[Finding]] = {(id(o[0]), o[1]): [] for o, _ in todo}
             try:
-                drawn = write_cut_sheets(io.BytesIO(), renderer, drawn_faces, spec, kind)
+                drawn = draw_faces(renderer, drawn_faces, spec, kind)
                 imposed = []
             except ImpositionError as err:
                 drawn = []
@@ -148,3 +149,55 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
         atomic_write(path, lambda handle: handle.write(data))
     except OSError:
         pass  # a read-only checkout: the check still works, only slower next time
+
+
+PARALLEL_MIN_FACES = 300  # below this many faces per process, forking costs more than it saves
+
+
+def draw_jobs(faces: int) -> int:
+    """Processes to draw `faces` with: one per core this process may use, each with enough to do."""
+    from pnp.core.workers import can_fork
+
+    if not can_fork():
+        return 1
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, faces // PARALLEL_MIN_FACES))
+
+
+def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> list[tuple[Any, Finding]]:
+    """Draw `faces` on a throwaway PDF, as `pnp build` draws them; (face, finding) in face order.
+
+    On several cores, forked children each draw a contiguous share while this process draws the
+    first; their findings come back by face index, so the result is the one a single process
+    gives. A child that fails is redone here (pnp.core.workers: a failed child loses nothing).
+    """
+    from pnp.core.workers import Child
+    from pnp.drawing.pdf import write_cut_sheets
+
+    jobs = draw_jobs(len(faces))
+    if jobs <= 1:
+        return write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind)
+    size = -(-len(faces) // jobs)
+    shares = [(start, faces[start : start + size]) for start in range(0, len(faces), size)]
+    children = [(start, share, Child(_draw_share, renderer, share, start, spec, kind)) for start, share in shares[1:]]
+    try:
+        found = _draw_share(renderer, shares[0][1], 0, spec, kind)
+    except BaseException:
+        for _, _, child in children:
+            child.result()  # reaped, not left behind
+        raise
+    for start, share, child in children:
+        found.extend(child.result() or _draw_share(renderer, share, start, spec, kind))
+    return [(faces[index], finding) for index, finding in found]
+
+
+def _draw_share(renderer: Any, share: list[Any], start: int, spec: SheetSpec, kind: str) -> list[tuple[int, Finding]]:
+    """(index into all the faces, finding) for one share; an ImpositionError propagates (every
+    share raises it alike: it is the layout's size against the paper)."""
+    from pnp.drawing.pdf import write_cut_sheets
+
+    index = {id(face): start + i for i, face in enumerate(share)}
+    return [(index[id(face)], finding) for face, finding in write_cut_sheets(io.BytesIO(), renderer, share, spec, kind)]
