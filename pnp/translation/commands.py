@@ -1,0 +1,269 @@
+"""`pnp translate extract`, `import` and `status`: the catalogs and translators' sheets on disk.
+
+Extract writes translations/messages.pot and updates each language's .po (and, for translators
+who work in spreadsheets, a .xlsx or .csv with one row per entry); import takes such a sheet back
+into the .po, each problem located at its cell; status counts each language's entries.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pnp.core.problems import Problem
+from pnp.project.config import ConfigError
+from pnp.translation.catalogs import merged_catalog, po_bytes, read_catalog
+from pnp.translation.checks import check_catalog
+from pnp.translation.sources import source_units
+from pnp.translation.units import (
+    FIXED_DATE,
+    FOLDER,
+    LAYOUT_CONTEXT,
+    MAX_ROWS,
+    SHEET_COLUMNS,
+    TEMPLATE,
+    Unit,
+    entry_key,
+    target_languages,
+)
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
+
+    from pnp.project.loaded import LoadedProject
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """One language's entries for `pnp translate status`: how many of the source units are
+    translated, missing or stale, and how many entries match no unit."""
+
+    language: str
+    total: int
+    translated: int
+    missing: int
+    stale: int
+    unknown: int
+    error: str = ""  # the catalog could not be read: its located problem line (pnp check's)
+
+
+def status(loaded: LoadedProject) -> list[Status]:
+    project = loaded.project
+    layouts = loaded.layouts
+    units = source_units(loaded, layouts)
+    rows = []
+    for lang in target_languages(project):
+        catalog = read_catalog(project, lang)
+        if catalog.error:  # counted as nothing translated would hide the mistake: say it, located
+            where, finding = next(iter(check_catalog(loaded, catalog, {})))
+            problem = where.locate(finding)
+            line = f"{problem.place}: {problem.severity}[{problem.code}]: {problem.message}"
+            rows.append(Status(lang, len(units), 0, len(units), 0, 0, line))
+            continue
+        missing = stale = translated = 0
+        for key, unit in units.items():
+            entry = catalog.entries.get(key)
+            if entry is None or not entry.msgstr:
+                missing += 1
+            elif entry.fuzzy or entry.msgid != unit.source:
+                stale += 1
+            else:
+                translated += 1
+        unknown = sum(1 for key in catalog.entries if key not in units)
+        rows.append(Status(lang, len(units), translated, missing, stale, unknown))
+    return rows
+
+
+def extract(loaded: LoadedProject, fmt: str = "po") -> list[Path]:
+    """Write translations/messages.pot and update every language's .po (and .xlsx / .csv when asked)."""
+    from pnp.core.output import write_bytes
+
+    project = loaded.project
+    layouts = loaded.layouts
+    units = source_units(loaded, layouts)
+    folder = project.root / FOLDER
+    if folder.is_symlink() or not folder.resolve().is_relative_to(project.root):
+        raise ConfigError(f"{folder}: the translations folder must be a real folder inside the project")
+    written = []
+    template = merged_catalog(project, "", units, None, {})
+    written.append(_write_if_changed(folder / TEMPLATE, po_bytes(template), write_bytes))
+    for lang in target_languages(project):
+        found = read_catalog(project, lang)
+        if found.error:
+            raise ConfigError(f"{found.file.display}: {found.error}; fix it before extracting")
+        catalog = merged_catalog(project, lang, units, found.catalog, {})
+        written.append(_write_if_changed(found.path, po_bytes(catalog), write_bytes))
+        if fmt in ("xlsx", "csv"):
+            rows = _sheet_rows(catalog, units)
+            data = _xlsx_bytes(lang, rows) if fmt == "xlsx" else _csv_bytes(rows)
+            written.append(_write_if_changed(folder / f"{lang}.{fmt}", data, write_bytes))
+    return [p for p in written if p is not None]
+
+
+def _write_if_changed(path: Path, data: bytes, write_bytes: Any) -> Path | None:
+    if path.is_file() and path.read_bytes() == data:
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes(path, data)
+    return path
+
+
+def _sheet_rows(catalog: Catalog, units: dict[str, Unit]) -> list[tuple[str, str, str, str, str]]:
+    rows = [SHEET_COLUMNS]
+    for message in catalog:
+        if not message.id or not isinstance(message.id, str):
+            continue
+        unit = units.get(entry_key(message.context or "", message.id))
+        string = message.string if isinstance(message.string, str) else ""
+        state = "missing" if not string else "stale" if "fuzzy" in message.flags else "translated"
+        where = f"{unit.location[0]}:{unit.location[1]}" if unit else ""
+        rows.append((message.context or "", message.id, string, state, where))
+    return rows
+
+
+def _xlsx_bytes(lang: str, rows: list[tuple[str, str, str, str, str]]) -> bytes:
+    """A workbook for translators; byte-identical for the same rows (fixed dates in and around it)."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = lang
+    for row in rows:
+        sheet.append(list(row))
+    for cell in sheet[1]:
+        cell.font = Font(bold=True)
+    for column, width in zip("ABCDE", (24, 60, 60, 11, 28), strict=True):
+        sheet.column_dimensions[column].width = width
+    for row_cells in sheet.iter_rows(min_row=2, min_col=2, max_col=3):
+        for cell in row_cells:
+            cell.alignment = Alignment(wrap_text=True, vertical="top")
+    sheet.freeze_panes = "A2"
+    naive = FIXED_DATE.replace(tzinfo=None)
+    book.properties.created = naive
+    book.properties.modified = naive
+    book.properties.creator = "pnp"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return _fixed_zip_dates(buffer.getvalue())
+
+
+def _fixed_zip_dates(data: bytes) -> bytes:
+    """The workbook with fixed dates: zip entries and the document's modified time."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            fixed = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
+            fixed.compress_type = zipfile.ZIP_DEFLATED
+            data = source.read(info.filename)
+            if info.filename == "docProps/core.xml":  # openpyxl stamps the time of saving here
+                data = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2000-01-01T00:00:00Z", data)
+            target.writestr(fixed, data)
+    return out.getvalue()
+
+
+def _csv_bytes(rows: list[tuple[str, str, str, str, str]]) -> bytes:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue().encode("utf-8")
+
+
+def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Problem], Path | None]:
+    """Take a translator's .xlsx or .csv into translations/<lang>.po; problems (located at the cell)
+    stop the import. A row whose source differs from today's source is imported as fuzzy (stale)."""
+    from pnp.core.output import write_bytes
+
+    project = loaded.project
+    if lang not in target_languages(project):
+        raise ConfigError(
+            f"language {lang!r} is not in [build] languages of {project.display(project.root / 'pnp.toml')}"
+        )
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    if path.stat().st_size > project.max_file_bytes:
+        raise ConfigError(f"{path}: over the {project.max_file_bytes // 1048576} MB limit")
+    display = project.display(path)
+    rows = _read_rows(path, display)
+    layouts = loaded.layouts
+    units = source_units(loaded, layouts)
+    by_context = {u.context: u for u in units.values() if not u.context.startswith(LAYOUT_CONTEXT)}
+    found = read_catalog(project, lang)
+    if found.error:
+        raise ConfigError(f"{found.file.display}: {found.error}")
+    overrides: dict[str, tuple[str, bool]] = {}
+    problems: list[Problem] = []
+    header = [str(c or "").strip().lower() for c in rows[0]] if rows else []
+    if "context" not in header or "translation" not in header:
+        message = f"the first row must name the columns {', '.join(SHEET_COLUMNS)} (as 'pnp translate extract --format xlsx' writes them)"
+        return [Problem(display, 1, 1, "", "catalog-error", "error", message)], None
+    at = {name: header.index(name) for name in SHEET_COLUMNS if name in header}
+    for number, row in enumerate(rows[1:], start=2):
+        cells = [str(c) if c is not None else "" for c in row]
+        cells += [""] * (len(header) - len(cells))
+        context, text = cells[at["context"]].strip(), cells[at["translation"]]
+        source = cells[at["source"]] if "source" in at else None
+        if not context or not text:
+            continue
+        unit = (
+            units.get(entry_key(context, source or ""))
+            if context.startswith(LAYOUT_CONTEXT)
+            else by_context.get(context)
+        )
+        if unit is None:
+            column = at["context"] + 1
+            message = f"{lang}: no translatable text has context {context!r}; keep the context column as extracted"
+            problems.append(Problem(display, number, column, "", "unknown-translation", "error", message))
+            continue
+        old = found.entries.get(unit.key)
+        still_stale = old is not None and old.msgstr == text and (old.fuzzy or old.msgid != unit.source)
+        overrides[unit.key] = (text, still_stale or (source is not None and source != unit.source))
+    if problems:
+        return problems, None
+    catalog = merged_catalog(project, lang, units, found.catalog, overrides)
+    return [], _write_if_changed(found.path, po_bytes(catalog), write_bytes)
+
+
+def _read_rows(path: Path, display: str) -> list[list[Any]]:
+    if path.suffix.lower() == ".csv":
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError:
+            raise ConfigError(f"{display}: not UTF-8 text; save the sheet as CSV UTF-8") from None
+        return [list(row) for _, row in zip(range(MAX_ROWS), csv.reader(io.StringIO(text)), strict=False)]
+    if path.suffix.lower() != ".xlsx":
+        raise ConfigError(f"{display}: import reads .xlsx or .csv files")
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except Exception as err:  # noqa: BLE001 - any failure to open is the file's fault
+        raise ConfigError(f"{display}: not a readable .xlsx workbook ({type(err).__name__})") from None
+    try:
+        sheet = book.worksheets[0]
+        return [list(row) for _, row in zip(range(MAX_ROWS), sheet.iter_rows(values_only=True), strict=False)]
+    finally:
+        book.close()
+
+
+def render_status(rows: list[Status], fmt: str) -> str:
+    if fmt == "json":
+        import json
+
+        return json.dumps([asdict(r) for r in rows], indent=2) + "\n"
+    if not rows:
+        return 'no translations: add [build] languages = ["en", "de"] to pnp.toml\n'
+    lines = [f"{'language':<10}{'translated':>12}{'missing':>9}{'stale':>7}{'unknown':>9}"]
+    for r in rows:
+        percent = f"{100 * r.translated / r.total:.0f}%" if r.total else "-"
+        if r.error:
+            lines.append(f"{r.language:<10}{'unreadable':>12}  (see below)")
+            continue
+        lines.append(f"{r.language:<10}{r.translated:>6} {percent:>5}{r.missing:>9}{r.stale:>7}{r.unknown:>9}")
+    lines.extend(r.error for r in rows if r.error)
+    return "\n".join(lines) + "\n"
