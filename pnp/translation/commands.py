@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
-import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +19,6 @@ from pnp.translation.catalogs import merged_catalog, po_bytes, read_catalog
 from pnp.translation.checks import check_catalog
 from pnp.translation.sources import source_units
 from pnp.translation.units import (
-    FIXED_DATE,
     FOLDER,
     LAYOUT_CONTEXT,
     MAX_ROWS,
@@ -127,45 +124,10 @@ def _sheet_rows(catalog: Catalog, units: dict[str, Unit]) -> list[tuple[str, str
 
 
 def _xlsx_bytes(lang: str, rows: list[tuple[str, str, str, str, str]]) -> bytes:
-    """A workbook for translators; byte-identical for the same rows (fixed dates in and around it)."""
-    from openpyxl import Workbook
-    from openpyxl.styles import Alignment, Font
+    """A workbook for translators (pnp/core/xlsx.py): byte-identical for the same rows."""
+    from pnp.core.xlsx import xlsx_bytes
 
-    book = Workbook()
-    sheet = book.active
-    sheet.title = lang
-    for row in rows:
-        sheet.append(list(row))
-    for cell in sheet[1]:
-        cell.font = Font(bold=True)
-    for column, width in zip("ABCDE", (24, 60, 60, 11, 28), strict=True):
-        sheet.column_dimensions[column].width = width
-    for row_cells in sheet.iter_rows(min_row=2, min_col=2, max_col=3):
-        for cell in row_cells:
-            cell.alignment = Alignment(wrap_text=True, vertical="top")
-    sheet.freeze_panes = "A2"
-    naive = FIXED_DATE.replace(tzinfo=None)
-    book.properties.created = naive
-    book.properties.modified = naive
-    book.properties.creator = "pnp"
-    buffer = io.BytesIO()
-    book.save(buffer)
-    return _fixed_zip_dates(buffer.getvalue())
-
-
-def _fixed_zip_dates(data: bytes) -> bytes:
-    """The workbook with fixed dates: zip entries and the document's modified time."""
-    source = zipfile.ZipFile(io.BytesIO(data))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
-        for info in source.infolist():
-            fixed = zipfile.ZipInfo(info.filename, date_time=(2000, 1, 1, 0, 0, 0))
-            fixed.compress_type = zipfile.ZIP_DEFLATED
-            data = source.read(info.filename)
-            if info.filename == "docProps/core.xml":  # openpyxl stamps the time of saving here
-                data = re.sub(rb"(<dcterms:modified[^>]*>)[^<]*", rb"\g<1>2000-01-01T00:00:00Z", data)
-            target.writestr(fixed, data)
-    return out.getvalue()
+    return xlsx_bytes(lang, rows, widths=(24, 60, 60, 11, 28), wrapped={2, 3})
 
 
 def _csv_bytes(rows: list[tuple[str, str, str, str, str]]) -> bytes:
