@@ -21,7 +21,6 @@ from pnp.translation.sources import source_units
 from pnp.translation.units import (
     FOLDER,
     LAYOUT_CONTEXT,
-    MAX_ROWS,
     SHEET_COLUMNS,
     TEMPLATE,
     Unit,
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
 
     from pnp.project.loaded import LoadedProject
+    from pnp.project.tabular import Sheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,7 +151,8 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
     if path.stat().st_size > project.max_file_bytes:
         raise ConfigError(f"{path}: over the {project.max_file_bytes // 1048576} MB limit")
     display = project.display(path)
-    rows = _read_rows(path, display)
+    sheet = _read_rows(path, display, project.max_file_bytes)
+    rows = sheet.rows
     layouts = loaded.layouts
     units = source_units(loaded, layouts)
     by_context = {u.context: u for u in units.values() if not u.context.startswith(LAYOUT_CONTEXT)}
@@ -160,14 +161,21 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
         raise ConfigError(f"{found.file.display}: {found.error}")
     overrides: dict[str, tuple[str, bool]] = {}
     problems: list[Problem] = []
-    header = [str(c or "").strip().lower() for c in rows[0]] if rows else []
+    header = [_cell_string(c).strip().lower() for c in rows[0][1]] if rows else []
     if "context" not in header or "translation" not in header:
         message = f"the first row must name the columns {', '.join(SHEET_COLUMNS)} (as 'pnp translate extract --format xlsx' writes them)"
         return [Problem(display, 1, 1, "", "catalog-error", "error", message)], None
     at = {name: header.index(name) for name in SHEET_COLUMNS if name in header}
-    for number, row in enumerate(rows[1:], start=2):
-        cells = [str(c) if c is not None else "" for c in row]
+    for number, row in rows[1:]:
+        cells = [_cell_string(c) for c in row]
         cells += [""] * (len(header) - len(cells))
+        broken = [c for c in (at["context"] + 1, at["translation"] + 1) if (number, c) in sheet.errors]
+        for column in broken:  # a formula that failed: the reader sees an empty cell
+            problems.append(
+                Problem(display, number, column, "", "formula-error", "error", sheet.errors[number, column])
+            )
+        if broken:
+            continue
         context, text = cells[at["context"]].strip(), cells[at["translation"]]
         source = cells[at["source"]] if "source" in at else None
         if not context or not text:
@@ -191,26 +199,31 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
     return [], _write_if_changed(found.path, po_bytes(catalog), write_bytes)
 
 
-def _read_rows(path: Path, display: str) -> list[list[Any]]:
-    if path.suffix.lower() == ".csv":
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except UnicodeDecodeError:
-            raise ConfigError(f"{display}: not UTF-8 text; save the sheet as CSV UTF-8") from None
-        return [list(row) for _, row in zip(range(MAX_ROWS), csv.reader(io.StringIO(text)), strict=False)]
-    if path.suffix.lower() != ".xlsx":
-        raise ConfigError(f"{display}: import reads .xlsx or .csv files")
-    from openpyxl import load_workbook
+def _read_rows(path: Path, display: str, max_bytes: int) -> Sheet:
+    """The sheet's rows as record files are read (pnp/project/tabular.py, with its bounds: the
+    workbook's unpacked size); what keeps it from being read is a ConfigError naming the file."""
+    from pnp.project.tabular import Sheet, TableError, read_sheets
 
+    if path.suffix.lower() not in (".xlsx", ".csv"):
+        raise ConfigError(f"{display}: import reads .xlsx or .csv files")
     try:
-        book = load_workbook(path, read_only=True, data_only=True)
-    except Exception as err:  # noqa: BLE001 - any failure to open is the file's fault
-        raise ConfigError(f"{display}: not a readable .xlsx workbook ({type(err).__name__})") from None
-    try:
-        sheet = book.worksheets[0]
-        return [list(row) for _, row in zip(range(MAX_ROWS), sheet.iter_rows(values_only=True), strict=False)]
-    finally:
-        book.close()
+        sheets = read_sheets(path, max_bytes)
+    except OSError as err:
+        raise ConfigError(f"{display}: cannot read file: {err.strerror}") from None
+    except TableError as err:
+        if err.code == "empty-file":  # no header row: said as for any sheet without one
+            return Sheet(None, [])
+        if err.detail:
+            raise ConfigError(f"{display}: not a readable .xlsx workbook ({err.detail})") from None
+        raise ConfigError(f"{display}:{err.row}:{err.column}: {err}") from None
+    return sheets[0] if sheets else Sheet(None, [])
+
+
+def _cell_string(cell: Any) -> str:
+    """A cell as the translator typed it: a whole number without the '.0' a workbook stores."""
+    if isinstance(cell, float) and cell.is_integer():
+        return str(int(cell))
+    return "" if cell is None else str(cell)
 
 
 def render_status(rows: list[Status], fmt: str) -> str:
