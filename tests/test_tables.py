@@ -351,3 +351,37 @@ def test_semicolon_csv_and_error_literals(tmp_path: Path) -> None:
         "failed where this file was saved); correct the formula or type the value",
         "1 files, 1 records: 1 error, 0 warnings",
     ]
+
+
+def test_the_xlsx_writer_keeps_each_value_its_own_type(tmp_path: Path) -> None:
+    """pnp/core/xlsx.py, which `pnp export records` and `pnp translate extract` write with: text
+    that looks like a formula, an error or a number stays text, numbers keep every digit,
+    characters XML cannot hold are escaped, the sheet's name is one Excel accepts; the same rows
+    give the same bytes."""
+    from pnp.core.xlsx import xlsx_bytes
+    from pnp.project.tabular import read_sheets
+
+    rows = [
+        ["text", "number", "flag"],
+        ["=1+1", 0.30000000000000004, True],
+        ["#REF!", 2**60, False],
+        ["007", -3, None],
+        ["a\x01b", 1.5, None],
+    ]
+    data = xlsx_bytes("a/b:c" + "x" * 40, rows, widths=(20,), wrapped={1})
+    assert xlsx_bytes("a/b:c" + "x" * 40, rows, widths=(20,), wrapped={1}) == data
+    (tmp_path / "out.xlsx").write_bytes(data)
+    (sheet,) = read_sheets(tmp_path / "out.xlsx", 1 << 20)
+    assert sheet.name == "a_b_c" + "x" * 26 and sheet.errors == {}
+    assert [cells for _, cells in sheet.rows] == [
+        ["text", "number", "flag"],
+        ["=1+1", 0.30000000000000004, True],
+        ["#REF!", float(2**60), False],
+        ["007", -3.0, ""],
+        ["a\x01b", 1.5, ""],
+    ]
+    book = openpyxl.load_workbook(tmp_path / "out.xlsx")
+    assert [c.data_type for c in book.active["A"]] == ["s"] * 5 and book.active.freeze_panes == "A2"
+    with zipfile.ZipFile(tmp_path / "out.xlsx") as archive:
+        assert {info.date_time for info in archive.infolist()} == {(2000, 1, 1, 0, 0, 0)}
+        assert b"2000-01-01T00:00:00Z</dcterms:modified>" in archive.read("docProps/core.xml")

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -416,6 +417,40 @@ def test_import_of_a_file_that_is_not_a_workbook(game: Path) -> None:
     done = pnp(game, "translate", "import", "broken.xlsx", "--lang", "de")
     assert done.returncode == 2
     assert "broken.xlsx: not a readable .xlsx workbook" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_import_reads_sheets_as_record_files_are_read(game: Path) -> None:
+    """The spreadsheet reader of record files (pnp/project/tabular.py): a CSV that cannot be read
+    is refused with where, a number cell is the number as typed, and a formula that failed is a
+    formula-error at its cell (the reader sees it empty)."""
+    (game / "open.csv").write_text('context,source,translation\n"healer/name,Healer,x\n', encoding="utf-8")
+    done = pnp(game, "translate", "import", "open.csv", "--lang", "de")
+    assert done.returncode == 2 and "open.csv:2:1: CSV syntax: a quoted value opened in this row" in done.stderr
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.append(["context", "source", "translation"])
+    book.active.append(["healer/name", "Healer", 7])
+    book.active.append(["healer/ability", "Heal a wounded hero next to you.", "=1/0"])
+    book.save(game / "de.xlsx")
+    with zipfile.ZipFile(game / "de.xlsx") as archive:  # as Excel saves it: with the error it gave
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    sheet = parts["xl/worksheets/sheet1.xml"].decode()
+    parts["xl/worksheets/sheet1.xml"] = (
+        sheet.replace('<c r="C3">', '<c r="C3" t="e">')
+        .replace("<f>1/0</f><v></v>", "<f>1/0</f><v>#DIV/0!</v>")
+        .encode()
+    )
+    with zipfile.ZipFile(game / "de.xlsx", "w") as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    done = pnp(game, "translate", "import", "de.xlsx", "--lang", "de")
+    assert done.returncode == 1
+    assert "de.xlsx:3:3: error[formula-error]: the formula in this cell gives the error #DIV/0!" in done.stdout
+    book.active["C3"] = None
+    book.save(game / "de.xlsx")
+    assert pnp(game, "translate", "import", "de.xlsx", "--lang", "de").returncode == 0
+    assert 'msgctxt "healer/name"\nmsgid "Healer"\nmsgstr "7"' in (game / "translations" / "de.po").read_text()
 
 
 # --- pnp translate status ---------------------------------------------------------------------

@@ -4,8 +4,8 @@ The columns are those the spreadsheet reader (pnp/project/tabular.py) reads back
 nested fields, indexed ones for lists. A value a cell cannot hold faithfully (an empty list, a
 list with a null or an empty string in it) is written as JSON text in one cell, which the
 reader parses where the schema expects a list or an object. So JSON -> XLSX -> JSON gives the
-same records. Outputs are deterministic: the XLSX is a minimal workbook (inline strings, one
-sheet) zipped with fixed timestamps.
+same records. Outputs are deterministic: the XLSX is written by pnp's one XLSX writer
+(pnp/core/xlsx.py), byte-identical for the same records.
 """
 
 from __future__ import annotations
@@ -13,16 +13,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import escape
 
 from pnp.core.output import OutputResult, atomic_write
 from pnp.project.config import ConfigError, Project
 from pnp.project.fields import FALSE_WORDS, NUMBER, TRUE_WORDS
-from pnp.project.tabular import column_letters
 
 Path_ = tuple[str, ...]
 FORMATS = ("csv", "xlsx", "json")
@@ -162,75 +159,10 @@ def write_csv(records: list[dict[str, Any]]) -> bytes:
     return b"\xef\xbb\xbf" + out.getvalue().encode("utf-8")
 
 
-FIXED_TIME = (2000, 1, 1, 0, 0, 0)
-PARTS = {
-    "[Content_Types].xml": (
-        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-        '<Default Extension="xml" ContentType="application/xml"/>'
-        '<Override PartName="/xl/workbook.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>'
-        '<Override PartName="/xl/worksheets/sheet1.xml" '
-        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>'
-        "</Types>"
-    ),
-    "_rels/.rels": (
-        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        '<Relationship Id="rId1" '
-        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" '
-        'Target="xl/workbook.xml"/></Relationships>'
-    ),
-    "xl/_rels/workbook.xml.rels": (
-        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-        '<Relationship Id="rId1" '
-        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" '
-        'Target="worksheets/sheet1.xml"/></Relationships>'
-    ),
-}
-
-
 def write_xlsx(records: list[dict[str, Any]], sheet: str) -> bytes:
-    """A one-sheet workbook: strings inline, numbers and booleans typed, the header row frozen."""
+    """A one-sheet workbook (pnp/core/xlsx.py): text stays text, numbers and booleans typed, the
+    header row frozen."""
+    from pnp.core.xlsx import xlsx_bytes
+
     header, table = rows(records)
-    name = escape(sheet[:31], {'"': "&quot;"})
-    workbook = (
-        '<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" '
-        'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">'
-        f'<sheets><sheet name="{name}" sheetId="1" r:id="rId1"/></sheets></workbook>'
-    )
-    body = io.StringIO()
-    body.write(
-        '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetViews>'
-        '<sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>'
-        "</sheetView></sheetViews><sheetData>"
-    )
-    for number, cells in enumerate([header, *table], start=1):
-        body.write(f'<row r="{number}">')
-        for column, value in enumerate(cells, start=1):
-            body.write(_xlsx_cell(f"{column_letters(column)}{number}", value))
-        body.write("</row>")
-    body.write("</sheetData></worksheet>")
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
-        parts = {**PARTS, "xl/workbook.xml": workbook, "xl/worksheets/sheet1.xml": body.getvalue()}
-        for part, xml in parts.items():
-            info = zipfile.ZipInfo(part, FIXED_TIME)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n' + xml)
-    return out.getvalue()
-
-
-def _xlsx_cell(ref: str, value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return f'<c r="{ref}" t="b"><v>{int(value)}</v></c>'
-    if isinstance(value, int | float):
-        return f'<c r="{ref}"><v>{value!r}</v></c>'
-    text = escape(_xml_safe(str(value)))
-    return f'<c r="{ref}" t="inlineStr"><is><t xml:space="preserve">{text}</t></is></c>'
-
-
-def _xml_safe(text: str) -> str:
-    """XML 1.0 cannot hold most control characters: written as spreadsheets escape them (_x0001_)."""
-    return "".join(c if c in "\t\n" or ord(c) >= 32 else f"_x{ord(c):04X}_" for c in text)
+    return xlsx_bytes(sheet, [header, *table])

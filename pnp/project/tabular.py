@@ -169,11 +169,12 @@ def _failed(record_file: RecordFile, code: str, message: str) -> RecordFile:
 
 
 class TableError(Exception):
-    """A file that cannot be read as a table at all, with where it goes wrong."""
+    """A file that cannot be read as a table at all, with where it goes wrong (and, for a
+    damaged workbook, `detail`: what the reading library said, for callers that word it their way)."""
 
-    def __init__(self, code: str, message: str, row: int = 1, column: int = 1) -> None:
+    def __init__(self, code: str, message: str, row: int = 1, column: int = 1, detail: str = "") -> None:
         super().__init__(message)
-        self.code, self.row, self.column = code, row, column
+        self.code, self.row, self.column, self.detail = code, row, column, detail
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -236,7 +237,7 @@ def _read_workbook(path: Path, max_unzipped: int) -> list[Sheet]:
                 unzipped = sum(info.file_size for info in archive.infolist())
                 errors = _xlsx_cell_errors(archive) if path.suffix.lower() in (".xlsx", ".xlsm") else {}
     except (zipfile.BadZipFile, OSError, EOFError, KeyError, ElementTree.ParseError, ValueError) as err:
-        raise TableError("bad-workbook", _damaged(path, err)) from None
+        raise _damaged(path, err) from None
     if unzipped > max_unzipped:
         raise TableError(
             "file-too-large",
@@ -263,16 +264,17 @@ def _read_workbook(path: Path, max_unzipped: int) -> list[Sheet]:
     except BaseException as err:  # calamine's errors, and a Rust panic (a BaseException)
         if isinstance(err, KeyboardInterrupt | SystemExit | MemoryError):
             raise
-        raise TableError("bad-workbook", _damaged(path, err)) from None
+        raise _damaged(path, err) from None
     return sheets
 
 
-def _damaged(path: Path, err: BaseException) -> str:
+def _damaged(path: Path, err: BaseException) -> TableError:
     detail = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
-    return (
+    message = (
         f"not a readable {path.suffix.lower()[1:].upper()} workbook ({detail}); the file is damaged or of "
         "another type: open it in a spreadsheet app and save it again"
     )
+    return TableError("bad-workbook", message, detail=detail)
 
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"

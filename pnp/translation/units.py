@@ -30,7 +30,6 @@ NOT_RECORD_CONTEXTS = (LAYOUT_CONTEXT, SHEET_CONTEXT, LABEL_CONTEXT, OWN_CONTEXT
 SHEET_CODE_KEYS = frozenset({"src", "at", "macros"})  # sheet templates that are never shown as text
 FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # catalogs are byte-identical per content
 SHEET_COLUMNS = ("context", "source", "translation", "status", "location")
-MAX_ROWS = 200_000
 LETTER = re.compile(r"[^\W\d_]")
 
 Located = tuple[RecordFile, Finding]
