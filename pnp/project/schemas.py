@@ -15,7 +15,7 @@ import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
 import jsonschema_rs
@@ -25,6 +25,9 @@ from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding
 from pnp.project.config import ConfigError
 from pnp.project.jsonfile import json_type_name, parse_bytes
+
+if TYPE_CHECKING:
+    from pnp.project.kindspec import KindSpec
 
 KIND_SUFFIX = ".schema.json"
 SCHEMA_MAX_BYTES = 20 * 1024 * 1024
@@ -156,16 +159,25 @@ class SchemaDocs:
 class SchemaSet(SchemaDocs):
     """Every schema of a project, by kind, with compiled validators made on first use."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, declared: dict[str, KindSpec] | None = None) -> None:
         super().__init__()
         self.folder = folder
+        self.declared = declared or {}
         self.kind_uri: dict[str, str] = {}
         self.kind_file: dict[str, Path] = {}
         self.file_of_uri: dict[str, Path] = {}
+        self.file_schema: dict[str, str] = {}  # declared kind -> its array schema (of a whole file)
         self._validators: dict[str, Any] = {}
         self._array_validators: dict[str, Any] = {}
         self._sites: dict[str, tuple[Site, ...]] = {}
-        self._load()
+        if self.declared and not folder.is_dir():
+            pass  # a project whose kinds name their schemas needs no schemas/ folder
+        else:
+            self._load()
+        if self.declared:
+            from pnp.project.declared import load_declared
+
+            load_declared(self)
         try:
             self.registry = jsonschema_rs.Registry(list(self.docs.items()))
         except ValueError as err:  # a $ref to a schema that is not in the folder: never fetched
@@ -213,7 +225,11 @@ class SchemaSet(SchemaDocs):
         return sorted(self.kind_uri)
 
     def is_card(self, kind: str) -> bool:
-        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false)."""
+        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false,
+        or pnp.toml [kinds] card = false)."""
+        spec = self.declared.get(kind)
+        if spec is not None and spec.card is not None:
+            return spec.card
         return bool(self.docs[self.kind_uri[kind]].get("x-card", True))
 
     def validator(self, kind: str) -> Any:
@@ -227,6 +243,9 @@ class SchemaSet(SchemaDocs):
     def array_validator(self, kind: str) -> Any:
         """Validates a whole array of records of one kind in one call (the fast path)."""
         found = self._array_validators.get(kind)
+        if found is None and kind in self.file_schema:  # the project's own schema of a whole file
+            found = self._compile(kind, {"$ref": self.file_schema[kind]})
+            self._array_validators[kind] = found
         if found is None:
             wrapper = {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -278,6 +297,9 @@ class SchemaSet(SchemaDocs):
         if found is None:
             uri = self.kind_uri[kind]
             found = tuple(_walk(self, uri, self.docs[uri], (), set()))
+            spec = self.declared.get(kind)
+            if spec is not None:  # pnp.toml [kinds] refs: references the schema does not declare
+                found += tuple(Site(tuple(key.split(".")), "ref", (target,)) for key, target in spec.refs.items())
             self._sites[kind] = found
         return found
 
