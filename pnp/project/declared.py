@@ -33,6 +33,7 @@ class SchemaStore(Protocol):
     file_of_uri: dict[str, Path]
     file_schema: dict[str, str]
 
+
 KIND_URI = "urn:pnp:kind:"  # the record schema of a declared kind: a $ref to where it is
 META_HOSTS = ("json-schema.org",)
 SCHEMA_MAX_BYTES = 20 * 1024 * 1024
@@ -108,6 +109,26 @@ def _follow_refs(schemas: SchemaStore) -> None:
             candidate = path.parent / name
             if name and candidate.is_file():
                 pending.append((_read(schemas, candidate, target), candidate))
+
+
+def add_meta_schemas(docs: dict[str, dict[str, Any]]) -> None:
+    """The standard meta-schemas the documents refer to ($ref to draft-07 or 2020-12), from the
+    copies the jsonschema package ships: resolved offline, never fetched."""
+    wanted = {
+        target
+        for uri, doc in list(docs.items())
+        for ref in _refs(doc)
+        if urlparse(target := urldefrag(urljoin(uri, ref))[0]).netloc in META_HOSTS and target not in docs
+    }
+    if not wanted:
+        return
+    from jsonschema_specifications import REGISTRY  # the jsonschema package's own dependency
+
+    for target in wanted:
+        family = target.rsplit("/", 1)[0] + "/" if "/draft/" in target else target
+        for uri in REGISTRY:
+            if (uri == target or uri.startswith(family)) and uri not in docs:
+                docs[uri] = REGISTRY.contents(uri)
 
 
 def _refs(node: Any) -> Iterator[str]:

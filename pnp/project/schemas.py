@@ -59,15 +59,21 @@ class SchemaDocs:
         name = error.kind.name
         details = error.kind.as_dict()
         instance = error.instance
+        if name in ("oneOf", "anyOf") and details.get("context"):
+            yield from self._best_branch(error, details["context"], prefix, pointer)
+            return
         if name == "additionalProperties" or name == "unevaluatedProperties":
-            allowed = self._allowed_properties(error.absolute_keyword_location)
+            location = error.absolute_keyword_location
+            allowed = self._allowed_properties(location) if location else []
             for key in details.get("unexpected", []):
                 close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
                 hint = f"did you mean {close[0]!r}? " if close else "remove it, or "
                 allowed_text = ", ".join(allowed) if allowed else "none"
                 yield Finding(
                     "unexpected-property",
-                    f"unexpected property {key!r}; {hint}allowed here: {allowed_text}",
+                    f"unexpected property {key!r}; {hint}allowed here: {allowed_text}"
+                    if location
+                    else f"unexpected property {key!r}; remove it",
                     pointer=pointer + "/" + escape(key),
                     at_key=True,
                 )
@@ -121,7 +127,49 @@ class SchemaDocs:
             "maxProperties": "wrong-length",
             "uniqueItems": "not-unique",
         }.get(name, "schema-violation")
-        yield Finding(code, error.message, pointer)
+        yield Finding(code, _without_instance(error), pointer)
+
+    def _best_branch(self, error: Any, branches: list[list[Any]], prefix: str, pointer: str) -> Iterator[Finding]:
+        """A failed oneOf / anyOf as what a maintainer can act on: where every branch wants
+        another type or value, one finding naming them all; else the errors of the branch that
+        matched best (the fewest errors among those of the value's own type)."""
+        depth = len(error.instance_path)
+        instance = error.instance
+
+        def shape(errors: list[Any]) -> list[Any]:
+            return [e for e in errors if len(e.instance_path) == depth and e.kind.name in ("type", "const", "enum")]
+
+        fitting = [errors for errors in branches if not shape(errors)]
+        if fitting:
+            best = min(fitting, key=len)
+            seen: set[tuple[str, str]] = set()
+            for sub in best:
+                for finding in self.translate(sub, prefix):
+                    if (finding.pointer, finding.message) not in seen:
+                        seen.add((finding.pointer, finding.message))
+                        yield finding
+            return
+        types: list[str] = []
+        values: list[Any] = []
+        for errors in branches:
+            for sub in shape(errors):
+                sub_details = sub.kind.as_dict()
+                if sub.kind.name == "type":
+                    types.extend(str(t) for t in (sub_details.get("types") or [sub_details.get("type")]) if t)
+                elif sub.kind.name == "const":
+                    values.append(sub_details.get("expected_value"))
+                else:
+                    values.extend(sub_details.get("options", []))
+        wanted = list(dict.fromkeys(types)) + [_show(v) for v in values]
+        if values and not types:
+            allowed = ", ".join(_show(v) for v in values)
+            yield Finding("enum-mismatch", f"{_show(instance)} is not allowed; use one of: {allowed}", pointer)
+            return
+        yield Finding(
+            "type-mismatch",
+            f"expected {' or '.join(wanted)}, got {json_type_name(instance)} {_show(instance)}",
+            pointer,
+        )
 
     def _allowed_properties(self, location: str) -> list[str]:
         uri, fragment = urldefrag(location)
@@ -178,6 +226,9 @@ class SchemaSet(SchemaDocs):
             from pnp.project.declared import load_declared
 
             load_declared(self)
+        from pnp.project.declared import add_meta_schemas
+
+        add_meta_schemas(self.docs)
         try:
             self.registry = jsonschema_rs.Registry(list(self.docs.items()))
         except ValueError as err:  # a $ref to a schema that is not in the folder: never fetched
@@ -405,6 +456,23 @@ def _declared_kind(schema: dict[str, Any]) -> str | None:
     kind = schema.get("properties", {}).get("kind", {})
     const = kind.get("const") if isinstance(kind, dict) else None
     return const if isinstance(const, str) else None
+
+
+def _without_instance(error: Any) -> str:
+    """The validator's message without a whole object or array dumped into it (the finding is
+    located at it already): 'this object has less than 5 properties'."""
+    import json
+
+    message: str = error.message
+    instance = error.instance
+    if isinstance(instance, (dict, list)):
+        dumped = json.dumps(instance, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        what = "this object" if isinstance(instance, dict) else "this array"
+        if len(dumped) > 60 and dumped in message:  # a short one reads well: ["a","a"] has non-unique elements
+            return message.replace(dumped, what)
+    if len(message) > 300:
+        return message[:297] + "..."
+    return message
 
 
 def _show(value: Any) -> str:
