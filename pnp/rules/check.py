@@ -216,6 +216,10 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
     from pnp.rules.projectfiles import check_schema_keywords
 
     yield from check_schema_keywords(project.schemas, project.display)
+    if project.kinds:
+        from pnp.rules.projectfiles import check_declared_schemas
+
+        yield from check_declared_schemas(project)
     if os.path.lexists(project.layouts / "icons.json"):
         from pnp.rules.projectfiles import check_icons
 
