@@ -247,3 +247,39 @@ def test_a_spreadsheet_of_a_declared_kind_keeps_its_schema_strict(tmp_path: Path
     assert done.returncode == 1, done.stdout + done.stderr
     assert 'items.csv:3:2: error[type-mismatch]: expected integer, got string "x"' in done.stdout
     assert "duplicate-id" in done.stdout and "unexpected-property" not in done.stdout
+
+
+def test_the_hook_passes_every_record_format_and_catalogs() -> None:
+    import re
+
+    import yaml
+
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    files = re.compile(hook["files"])
+    for name in ("cards/a.json", "b.yaml", "c.yml", "u.csv", "u.tsv", "w.xlsx", "w.xlsm", "w.ods", "de.po", "pnp.toml"):
+        assert files.search(name), name
+    assert not files.search("art/front.png")
+
+
+def test_check_changed_in_an_adopted_repository(repo: Path) -> None:
+    """Changed files of a repository with [kinds]: a record file is checked as records, a schema
+    it names checks the whole project, a package.json beside the data checks nothing."""
+    from pnp.cli.changed import plan_checks
+
+    (plan,) = plan_checks([repo / "pack" / "core.json"])
+    assert not plan.whole and [p.name for p in plan.records] == ["core.json"]
+    (plan,) = plan_checks([repo / "schema" / "v1" / "card_schema.json"])
+    assert plan.whole
+    assert plan_checks([repo / "package.json"]) == []
+    done = pnp(repo, "check-changed", "pack/wla.json", "package.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 files, 3 records: 0 errors, 0 warnings" in done.stdout
+
+
+def test_a_changed_catalog_checks_the_whole_project(tmp_path: Path) -> None:
+    from pnp.cli.changed import plan_checks
+
+    write(tmp_path, {"pnp.toml": "", "cards/a.json": [], "translations/de.po": 'msgid ""\nmsgstr ""\n'})
+    (tmp_path / "schemas").mkdir()
+    (plan,) = plan_checks([tmp_path / "translations" / "de.po"])
+    assert plan.whole
