@@ -16,7 +16,7 @@ from pathlib import Path
 from pnp.project.config import PROJECT_FILE, Project, find_project_file, load_project
 from pnp.project.records import iter_record_paths
 
-PROJECT_DATA_SUFFIXES = {".json", ".yaml", ".yml", ".toml"}
+PROJECT_DATA_SUFFIXES = {".json", ".yaml", ".yml", ".toml", ".po"}  # .po: a catalog (pnp.translation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,8 @@ def plan_checks(files: Iterable[Path]) -> list[CheckPlan]:
     plans = []
     for root, changed in sorted(by_root.items()):
         project = load_project(explicit=root)
-        record_files = {path.resolve() for path, _ in iter_record_paths([project.records], str)}
+        walked = [project.records, *project.kind_files]  # pnp.toml [kinds] names files anywhere
+        record_files = {path.resolve() for path, _ in iter_record_paths(walked, str)}
         records = tuple(sorted(path for path in changed if path in record_files))
         whole = any(path not in record_files and _is_project_input(project, path) for path in changed)
         if whole or records:
@@ -54,4 +55,8 @@ def _is_project_input(project: Project, path: Path) -> bool:
         return False  # hidden, as pnp reads no hidden file: .github/, .pre-commit-config.yaml
     if path == project.root / PROJECT_FILE or path.is_relative_to(project.schemas):
         return True
+    if any(spec.schema is not None and spec.schema.parent == path.parent for spec in project.kinds.values()):
+        return True  # a schema [kinds] names, or one beside it that it may refer to
+    if project.kinds and not project.layouts.exists():  # a data repository: its other files are not pnp's
+        return False
     return path.is_relative_to(project.layouts) or path.suffix.lower() in PROJECT_DATA_SUFFIXES

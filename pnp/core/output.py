@@ -48,10 +48,33 @@ class OutputResult:
         return 1 if any(p.severity == "error" for p in self.problems) else 0
 
 
+CACHE_FOLDER = ".pnp-cache"
+CACHE_IGNORE = b"# pnp's cache (pnp check, pnp build): never committed\n*\n"
+
+
+def ignore_cache(path: Path) -> None:
+    """A file in pnp's cache folder: the folder gets a `.gitignore` of `*` first, so that a
+    `pnp check` in CI leaves `git status` clean in a repository that ignores nothing of pnp's."""
+    parts = path.parts
+    if CACHE_FOLDER not in parts[:-1]:
+        return
+    folder = Path(*parts[: parts.index(CACHE_FOLDER) + 1])
+    ignore = folder / ".gitignore"
+    if os.path.lexists(ignore):
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(ignore, "xb") as handle:
+            handle.write(CACHE_IGNORE)
+    except OSError:  # read-only, or written meanwhile by another pnp
+        pass
+
+
 def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     """Call `write` with a temporary file, then move it into place in one rename (during an
     OutputRun on the folder: when the run is committed). Never through a linked folder."""
     refuse_linked_folder(path)
+    ignore_cache(path)
     if _active is not None and path.is_relative_to(_active.folder):
         _active.stage(path, write)
         return
@@ -311,6 +334,7 @@ def current(path: Path) -> Path:
 def remove_output(path: Path) -> None:
     """Delete a stale output: at commit during a run, at once otherwise; never through a link."""
     refuse_linked_folder(path)
+    ignore_cache(path)
     if _active is not None and path.is_relative_to(_active.folder):
         _active.remove(path)
     else:

@@ -52,6 +52,7 @@ CODES: dict[str, Code] = {
     "wrong-length": Code("error", "a string, array or object of the wrong size"),
     "not-unique": Code("error", "an array whose items must be unique"),
     "schema-violation": Code("error", "any other schema rule"),
+    "schema-draft": Code("warning", "a schema named in [kinds] with no $schema, or keywords of another draft"),
     # cross-references and consistency
     "duplicate-id": Code("error", "the same id on two records"),
     "missing-reference": Code("error", "a reference to no record"),

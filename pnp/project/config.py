@@ -10,12 +10,13 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pnp.core import limits as limits_module
 from pnp.core.limits import Limits
 from pnp.core.problems import ConfigError as ConfigError  # re-exported: raised by loading pnp.toml
 from pnp.core.problems import Problem
+from pnp.project.kindspec import KindSpec, read_kinds
 
 PROJECT_FILE = "pnp.toml"
 DEFAULT_MAX_FILE_MB = 20
@@ -50,6 +51,22 @@ class Project:
     list_separator: str = ""  # [sources] list-separator: splits a cell into a list
     sheets: Path | None = None  # sheet files (docs/sheets.md); None: <root>/sheets
     limits: Limits = limits_module.DEFAULT
+    # [kinds]: kinds declared in pnp.toml (pnp.project.kindspec), and the files their globs match
+    kinds: dict[str, KindSpec] = field(default_factory=dict)
+    kind_files: dict[Path, str] = field(default_factory=dict)
+
+    @property
+    def data_only(self) -> bool:
+        """A project of kinds declared in [kinds] with no layouts/ and no sheets/ folder: a data
+        repository checked in CI, where pnp warns of nothing it would print."""
+        return bool(self.kinds) and not self.layouts.exists() and not (self.sheets or self.root / "sheets").exists()
+
+    def declared_kind(self, path: Path) -> KindSpec | None:
+        """The [kinds] entry whose files include `path`, if any."""
+        if not self.kind_files:
+            return None
+        name = self.kind_files.get(Path(os.path.abspath(path)))
+        return self.kinds[name] if name is not None else None
 
     def game(self, kind: str) -> Game:
         """The game a kind belongs to (by its prefix), with a default for unlisted ones."""
@@ -146,6 +163,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     gutter_mm = float(build.get("gutter", 0))
     languages = build.get("languages", [])
     sources, list_separator = _sources(settings, root)
+    schema_folder = (root / str(section.get("schemas", "schemas"))).resolve()
+    kinds, kind_files = read_kinds(settings.data.get("kinds"), root, settings.fail, _hint, schema_folder)
     try:
         limits = limits_module.read_table(settings.data.get("limits"))
     except limits_module.LimitsError as err:
@@ -173,6 +192,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         list_separator=list_separator,
         sheets=folder("sheets", "sheets"),
         limits=limits,
+        kinds=kinds,
+        kind_files=kind_files,
     )
 
 
@@ -209,13 +230,13 @@ class ProjectFileCheck:
         self.lines = text.splitlines()
         self.data = data
         for name, value in data.items():
-            known = ["project", "build", "games", "sources", "limits"]
+            known = ["project", "build", "games", "sources", "limits", "kinds"]
             if name not in known:
                 self.fail(
                     name,
                     None,
                     f"unknown table [{name}]{_hint(name, known)}; "
-                    "tables: [project], [build], [games.PREFIX], [sources], [limits]",
+                    "tables: [project], [build], [games.PREFIX], [sources], [limits], [kinds.NAME]",
                 )
             if not isinstance(value, dict):
                 self.fail(name, None, f"{name} must be a table: [{name}]")
@@ -244,7 +265,7 @@ class ProjectFileCheck:
         checked: dict[str, Any] = node
         return checked
 
-    def fail(self, table: str, key: str | None, message: str) -> None:
+    def fail(self, table: str, key: str | None, message: str) -> NoReturn:
         line, column = self.position(table, key)
         display = _display(self.path)
         problem = Problem(display, line, column, "", "config-error", "error", message)

@@ -47,8 +47,16 @@ TEXT = frozenset({"string"})
 class FieldGuide:
     """The project's schemas and [sources], as the spreadsheet reader needs them."""
 
-    def __init__(self, schemas: SchemaSet | None, root: Path, sources: dict[str, Any], separator: str = "") -> None:
+    def __init__(
+        self,
+        schemas: SchemaSet | None,
+        root: Path,
+        sources: dict[str, Any],
+        separator: str = "",
+        declared: dict[Path, str] | None = None,
+    ) -> None:
         self.schemas = schemas
+        self.declared = declared or {}  # pnp.toml [kinds]: file -> kind
         self.root = root
         self.sources = sources
         self.separator = separator
@@ -57,19 +65,20 @@ class FieldGuide:
 
     @classmethod
     def for_project(cls, project: Project, schemas: SchemaSet) -> FieldGuide:
-        return cls(schemas, project.root, project.sources, project.list_separator)
+        return cls(schemas, project.root, project.sources, project.list_separator, project.kind_files)
 
     def kind_of(self, path: Path, sheet: str | None) -> str | None:
-        """The kind [sources] gives a file (or one sheet of a workbook), if any."""
+        """The kind [sources] gives a file (or one sheet of a workbook), else [kinds], if any."""
+        declared = self.declared.get(Path(os.path.abspath(path))) if self.declared else None
         try:
             key = os.path.normpath(os.path.relpath(os.path.abspath(path), self.root))
         except ValueError:
-            return None
+            return declared
         value = self.sources.get(key)
         if isinstance(value, dict):
             found = value.get(sheet or "")
-            return found if isinstance(found, str) else None
-        return value if isinstance(value, str) else None
+            return found if isinstance(found, str) else declared
+        return value if isinstance(value, str) else declared
 
     def knows(self, kind: str) -> bool:
         return self.schemas is not None and kind in self.schemas.kind_uri

@@ -19,12 +19,32 @@ ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 MAX_EDITED_ID = 64  # ids longer than this get no edit-distance candidates (see Index.closest_ids)
 
 
+Entry = tuple[str, RecordFile, int]  # (kind, file, record index)
+
+
+def id_key(value: Any) -> str | None:
+    """A declared kind's id as the index keys it: a string, or an integer's digits."""
+    if type(value) is str:
+        return value
+    if type(value) is int:
+        return str(value)
+    return None
+
+
 @dataclass(slots=True)
 class Index:
-    """Every usable record, indexed once: ids (with their kind and place) and files per kind."""
+    """Every usable record, indexed once: ids (with their kind and place) and files per kind.
 
-    first: dict[str, tuple[str, RecordFile, int]] = field(default_factory=dict)
-    duplicates: dict[str, list[tuple[str, RecordFile, int]]] = field(default_factory=dict)
+    Kinds of the classic project share one id space (`first`): an id names one record whatever
+    its kind. A kind declared in pnp.toml [kinds] has ids of its own, the values of its id
+    field (`id_fields`), kept in `scoped[kind]`: a pack `core` and a cycle `core` do not clash.
+    """
+
+    first: dict[str, Entry] = field(default_factory=dict)
+    duplicates: dict[str, list[Entry]] = field(default_factory=dict)
+    id_fields: dict[str, str] = field(default_factory=dict)  # declared kind -> its id field
+    scoped: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    scoped_duplicates: dict[tuple[str, str], list[Entry]] = field(default_factory=dict)
     files_by_kind: dict[str, list[RecordFile]] = field(default_factory=dict)
     ids_by_kind: dict[str, set[str]] = field(default_factory=dict)
     uniform: set[int] = field(default_factory=set)  # id() of files whose records all have one kind and an id
@@ -37,11 +57,15 @@ class Index:
         for kind in kinds:
             self.files_by_kind.setdefault(kind, []).append(record_file)
             self.ids_by_kind.setdefault(kind, set())
-        if len(kinds) == 1 and self._add_uniform(record_file, kinds[0]):
+        scoped = self.id_fields and any(kind in self.id_fields for kind in kinds)
+        if not scoped and len(kinds) == 1 and self._add_uniform(record_file, kinds[0]):
             return
         first = self.first
         for index, record in enumerate(record_file.records):
             if type(record) is not dict:
+                continue
+            if scoped and record.get("kind") in self.id_fields:
+                self._add_scoped(record, record_file, index)
                 continue
             rid = record.get("id")
             if type(rid) is not str:
@@ -52,6 +76,42 @@ class Index:
                 self.duplicates.setdefault(rid, [seen]).append(entry)  # type: ignore[arg-type]
             elif type(entry[0]) is str and entry[0] in self.ids_by_kind:
                 self.ids_by_kind[entry[0]].add(rid)
+
+    def _add_scoped(self, record: dict[str, Any], record_file: RecordFile, index: int) -> None:
+        kind: str = record["kind"]
+        rid = id_key(record.get(self.id_fields[kind]))
+        if rid is None:
+            return
+        entry = (kind, record_file, index)
+        seen = self.scoped.setdefault(kind, {}).setdefault(rid, entry)
+        if seen is not entry:
+            self.scoped_duplicates.setdefault((kind, rid), [seen]).append(entry)
+        else:
+            self.ids_by_kind[kind].add(rid)
+
+    def id_field(self, kind: Any) -> str:
+        """The field that identifies a record of `kind`: `id`, unless pnp.toml [kinds] says."""
+        return self.id_fields.get(kind, "id") if type(kind) is str else "id"
+
+    def find(self, value: Any, kind: str | None = None) -> Entry | None:
+        """The record an id names: in `kind` when given, else among the shared ids, then the
+        declared kinds in order."""
+        if kind is not None and kind in self.id_fields:
+            key = id_key(value)
+            return self.scoped.get(kind, {}).get(key) if key is not None else None
+        entry = self.first.get(value) if type(value) is str else None
+        if entry is not None or kind is not None or not self.scoped:
+            return entry if kind is None or entry is None or entry[0] == kind else None
+        key = id_key(value)
+        for name in sorted(self.scoped):
+            found = self.scoped[name].get(key) if key is not None else None
+            if found is not None:
+                return found
+        return None
+
+    def all_ids(self) -> set[str]:
+        """Every id of every kind."""
+        return set(self.first).union(*self.scoped.values())
 
     def _add_uniform(self, record_file: RecordFile, kind: str) -> bool:
         """The common file: records of one kind with string ids, none seen before. C-level loops.
@@ -99,7 +159,7 @@ class Index:
                 for _, _, record in self.records_of(kind):
                     value = record.get(name)
                     if isinstance(value, (str, int)) and not isinstance(value, bool):
-                        table.setdefault(value, str(record.get("id")))
+                        table.setdefault(value, str(record.get(self.id_field(kind))))
             self._by_field[key] = table
         return table
 
@@ -112,6 +172,8 @@ class Index:
         microseconds even among 100,000 ids; rapidfuzz ranks the few candidates. An id longer
         than MAX_EDITED_ID gets only its sorted neighbours: the edits would grow with its square.
         """
+        if any(kind in self.id_fields for kind in kinds):  # ids of their own: a small ranking
+            return self._ranked(wanted, (i for k in kinds for i in self.scoped.get(k, ())))
         if self._sorted is None:
             self._sorted = sorted(self.first)
         first = self.first
@@ -134,8 +196,8 @@ class Index:
         return [choice for choice, _, _ in sorted(scored, key=lambda s: (-s[1], s[0]))[:3]]
 
 
-def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]]) -> Index:
-    index = Index()
+def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]], id_fields: dict[str, str] | None = None) -> Index:
+    index = Index(id_fields=dict(id_fields or {}))
     for record_file, kinds in files:
         index.add_file(record_file, kinds)
     return index

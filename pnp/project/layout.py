@@ -549,7 +549,7 @@ def check_layouts(
                 Finding(
                     "missing-layout",
                     f"kind {kind!r} has records but no layout, so pnp build skips it; add a layout listing it in 'kinds'",
-                    record_file.pointer(0) + "/kind",
+                    record_file.pointer(0) + ("" if record_file.kind else "/kind"),
                 ),
             )
 

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 from pnp.core.paths import RefusedFile, read_regular
 from pnp.core.problems import ConfigError
 from pnp.project.config import Project
+from pnp.project.fields import FieldGuide
 from pnp.project.index import Index
 from pnp.project.jsonfile import parse_bytes
-from pnp.project.records import RecordFile, iter_record_paths, load_file
+from pnp.project.records import RecordFile, declare_kind, iter_record_paths, load_file
 from pnp.project.schemas import SchemaSet
 
 if TYPE_CHECKING:
@@ -47,10 +48,12 @@ class LoadedProject:
     def records(self, kind: str) -> Iterator[tuple[RecordFile, int, Record]]:
         return self.index.records_of(kind)
 
-    def lookup(self, record_id: Any) -> Record | None:
+    def lookup(self, record_id: Any, kind: str | None = None) -> Record | None:
         """The record with this id (the first one, where ids repeat), for templates' `ref`;
-        None for an id no record has, or a value that is no id."""
-        entry = self.index.first.get(record_id) if isinstance(record_id, str) else None
+        None for an id no record has, or a value that is no id. A kind declared in pnp.toml
+        [kinds] has ids of its own (its id field's values): `kind` names where to look; without
+        it, the ids shared by the other kinds first, then the declared kinds in order."""
+        entry = self.index.find(record_id, kind)
         return entry[1].records[entry[2]] if entry else None
 
     @property
@@ -117,13 +120,37 @@ def has_layouts(project: Project) -> bool:
 
 
 def record_paths(project: Project, extra: Iterable[Path] = ()) -> list[tuple[Path, str]]:
-    """(path, display name) of every record file of the project, and of `extra` files or folders."""
-    if not project.records.exists():
+    """(path, display name) of every record file of the project, and of `extra` files or folders:
+    the records folder's, then the files pnp.toml [kinds] names (a project with [kinds] needs no
+    records folder)."""
+    roots = [*sorted(project.kind_files), *extra]
+    if project.records.exists():
+        roots.insert(0, project.records)
+    elif not project.kinds:
         raise ConfigError(
             f"{project.display(project.records)}: the records folder does not exist; "
             "create it or set 'records' in [project] of pnp.toml"
         )
-    return list(iter_record_paths([project.records, *extra], project.display, project.root))
+    return list(iter_record_paths(roots, project.display, project.root))
+
+
+def load_record_file(
+    project: Project, path: Path, display: str, guide: FieldGuide | None, check_duplicates: bool = True
+) -> RecordFile | None:
+    """One record file, read, with the kind pnp.toml [kinds] gives it; None for a file that holds
+    no records: in a project with [kinds], a file no kind names and none of whose items has a
+    `kind` (a package.json beside the data)."""
+    record_file = load_file(
+        path, display, project.max_file_bytes, check_duplicates=check_duplicates, guide=guide, project=project.root
+    )
+    spec = project.declared_kind(path)
+    if spec is not None:
+        declare_kind(record_file, spec.name, spec.id)
+    elif (
+        project.kinds and record_file.records and not any(type(r) is dict and "kind" in r for r in record_file.records)
+    ):
+        return None
+    return record_file
 
 
 def load_project_records(
@@ -137,28 +164,21 @@ def load_project_records(
     reports (pnp.rules forks children that validate them meanwhile): their duplicate keys are
     not looked for here.
     """
-    schemas = SchemaSet(project.schemas)
+    schemas = SchemaSet(project.schemas, project.kinds)
     paths = record_paths(project, extra)
-    from pnp.project.fields import FieldGuide
-
     guide = FieldGuide.for_project(project, schemas)
     elsewhere = before_parsing(paths) if before_parsing else set()
     files: list[RecordFile] = []
     kinds_by_file: dict[int, set[str]] = {}
-    index = Index()
+    index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
     known = schemas.kind_uri
     was_enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small containers: collection only costs time here
     try:
         for path, display in paths:
-            record_file = load_file(
-                path,
-                display,
-                project.max_file_bytes,
-                check_duplicates=path not in elsewhere,
-                guide=guide,
-                project=project.root,
-            )
+            record_file = load_record_file(project, path, display, guide, path not in elsewhere)
+            if record_file is None:
+                continue
             files.append(record_file)
             kinds = kinds_of(known, record_file.records)
             kinds_by_file[id(record_file)] = kinds

@@ -39,6 +39,14 @@ class RecordFile:
     _items: list[int] | None = None
     locator: Locator | None = None
     _lines: list[int] | None = None
+    kind: str | None = None  # the kind pnp.toml [kinds] gives the file (records without `kind` have it)
+    source: list[Any] | None = None  # the records as the file has them, where `records` adds to them
+
+    @property
+    def as_read(self) -> list[Any]:
+        """The records as the file holds them (what a schema validates): `records` without what
+        loading added (the kind, the id, for a file of a kind declared in pnp.toml)."""
+        return self.records if self.source is None else self.source
 
     def pointer(self, index: int) -> str:
         return f"/{index}" if self.is_array else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pnp.core.paths import RefusedFile, leaves_project, read_regular, refuse_unless_regular
 from pnp.core.problems import Finding
@@ -165,3 +165,44 @@ def load_file(
             )
         )
     return record_file
+
+
+def declare_kind(record_file: RecordFile, kind: str, id_field: str) -> None:
+    """Give a file's records the kind pnp.toml [kinds] declares for it, without touching the file.
+
+    Records without a `kind` get it, and (when the kind's id field is not `id`) an `id` that
+    repeats it, in a view: `records` has them, `source` keeps the records as read (what their
+    schema validates). A table's rows got the declared kind from its reader: `source` drops it.
+    """
+    record_file.kind = kind
+    source = record_file.records
+    table = record_file.locator is not None and record_file.path.suffix.lower() in TABLE_SUFFIXES
+    view: list[Any] = []
+    bare: list[Any] = []
+    changed = False
+    for record in source:
+        if type(record) is not dict:
+            view.append(record)
+            bare.append(record)
+            continue
+        added: dict[str, Any] = {}
+        if "kind" not in record:
+            added["kind"] = kind
+        if id_field != "id" and "id" not in record and id_field in record:
+            added["id"] = record[id_field]
+        if table and record.get("kind") == kind:
+            bare.append({k: v for k, v in record.items() if k != "kind"})
+            changed = True
+        else:
+            bare.append(record)
+        if added:
+            view.append({**added, **record})
+            changed = True
+        else:
+            view.append(record)
+    if changed:
+        record_file.source = bare
+        record_file.records = view
+
+
+TABLE_SUFFIXES = frozenset(suffix for suffix, reader in RECORD_SUFFIXES.items() if reader == "table")

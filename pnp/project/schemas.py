@@ -15,7 +15,7 @@ import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
 
 import jsonschema_rs
@@ -25,6 +25,9 @@ from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding
 from pnp.project.config import ConfigError
 from pnp.project.jsonfile import json_type_name, parse_bytes
+
+if TYPE_CHECKING:
+    from pnp.project.kindspec import KindSpec
 
 KIND_SUFFIX = ".schema.json"
 SCHEMA_MAX_BYTES = 20 * 1024 * 1024
@@ -56,15 +59,21 @@ class SchemaDocs:
         name = error.kind.name
         details = error.kind.as_dict()
         instance = error.instance
+        if name in ("oneOf", "anyOf") and details.get("context"):
+            yield from self._best_branch(error, details["context"], prefix, pointer)
+            return
         if name == "additionalProperties" or name == "unevaluatedProperties":
-            allowed = self._allowed_properties(error.absolute_keyword_location)
+            location = error.absolute_keyword_location
+            allowed = self._allowed_properties(location) if location else []
             for key in details.get("unexpected", []):
                 close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
                 hint = f"did you mean {close[0]!r}? " if close else "remove it, or "
                 allowed_text = ", ".join(allowed) if allowed else "none"
                 yield Finding(
                     "unexpected-property",
-                    f"unexpected property {key!r}; {hint}allowed here: {allowed_text}",
+                    f"unexpected property {key!r}; {hint}allowed here: {allowed_text}"
+                    if location
+                    else f"unexpected property {key!r}; remove it",
                     pointer=pointer + "/" + escape(key),
                     at_key=True,
                 )
@@ -118,7 +127,38 @@ class SchemaDocs:
             "maxProperties": "wrong-length",
             "uniqueItems": "not-unique",
         }.get(name, "schema-violation")
-        yield Finding(code, error.message, pointer)
+        yield Finding(code, _without_instance(error), pointer)
+
+    def _best_branch(self, error: Any, branches: list[list[Any]], prefix: str, pointer: str) -> Iterator[Finding]:
+        """A failed oneOf / anyOf as what a maintainer can act on: where every branch wants
+        another type or value, one finding naming them all; else the errors of the branch that
+        matched best (the fewest errors among those of the value's own type)."""
+        depth = len(error.instance_path)
+        instance = error.instance
+
+        def shape(errors: list[Any]) -> list[Any]:
+            return [e for e in errors if len(e.instance_path) == depth and e.kind.name in ("type", "const", "enum")]
+
+        fitting = [errors for errors in branches if not shape(errors)]
+        if fitting:
+            best = min(fitting, key=len)
+            seen: set[tuple[str, str]] = set()
+            for sub in best:
+                for finding in self.translate(sub, prefix):
+                    if (finding.pointer, finding.message) not in seen:
+                        seen.add((finding.pointer, finding.message))
+                        yield finding
+            return
+        types: list[str] = []
+        for errors in branches:
+            for sub in shape(errors):
+                if sub.kind.name != "type":  # a value outside a const or enum: the rule as written
+                    yield Finding("schema-violation", _without_instance(error), pointer)
+                    return
+                sub_details = sub.kind.as_dict()
+                types.extend(str(t) for t in (sub_details.get("types") or [sub_details.get("type")]) if t)
+        wanted = " or ".join(dict.fromkeys(types))
+        yield Finding("type-mismatch", f"expected {wanted}, got {json_type_name(instance)} {_show(instance)}", pointer)
 
     def _allowed_properties(self, location: str) -> list[str]:
         uri, fragment = urldefrag(location)
@@ -156,16 +196,28 @@ class SchemaDocs:
 class SchemaSet(SchemaDocs):
     """Every schema of a project, by kind, with compiled validators made on first use."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, declared: dict[str, KindSpec] | None = None) -> None:
         super().__init__()
         self.folder = folder
+        self.declared = declared or {}
         self.kind_uri: dict[str, str] = {}
         self.kind_file: dict[str, Path] = {}
         self.file_of_uri: dict[str, Path] = {}
+        self.file_schema: dict[str, str] = {}  # declared kind -> its array schema (of a whole file)
         self._validators: dict[str, Any] = {}
         self._array_validators: dict[str, Any] = {}
         self._sites: dict[str, tuple[Site, ...]] = {}
-        self._load()
+        if self.declared and not folder.is_dir():
+            pass  # a project whose kinds name their schemas needs no schemas/ folder
+        else:
+            self._load()
+        if self.declared:
+            from pnp.project.declared import load_declared
+
+            load_declared(self)
+        from pnp.project.declared import add_meta_schemas
+
+        add_meta_schemas(self.docs)
         try:
             self.registry = jsonschema_rs.Registry(list(self.docs.items()))
         except ValueError as err:  # a $ref to a schema that is not in the folder: never fetched
@@ -213,7 +265,11 @@ class SchemaSet(SchemaDocs):
         return sorted(self.kind_uri)
 
     def is_card(self, kind: str) -> bool:
-        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false)."""
+        """False for kinds printed as sheets or tables, not cards (schema says "x-card": false,
+        or pnp.toml [kinds] card = false)."""
+        spec = self.declared.get(kind)
+        if spec is not None and spec.card is not None:
+            return spec.card
         return bool(self.docs[self.kind_uri[kind]].get("x-card", True))
 
     def validator(self, kind: str) -> Any:
@@ -227,6 +283,9 @@ class SchemaSet(SchemaDocs):
     def array_validator(self, kind: str) -> Any:
         """Validates a whole array of records of one kind in one call (the fast path)."""
         found = self._array_validators.get(kind)
+        if found is None and kind in self.file_schema:  # the project's own schema of a whole file
+            found = self._compile(kind, {"$ref": self.file_schema[kind]})
+            self._array_validators[kind] = found
         if found is None:
             wrapper = {
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -278,6 +337,9 @@ class SchemaSet(SchemaDocs):
         if found is None:
             uri = self.kind_uri[kind]
             found = tuple(_walk(self, uri, self.docs[uri], (), set()))
+            spec = self.declared.get(kind)
+            if spec is not None:  # pnp.toml [kinds] refs: references the schema does not declare
+                found += tuple(Site(tuple(key.split(".")), "ref", (target,)) for key, target in spec.refs.items())
             self._sites[kind] = found
         return found
 
@@ -383,6 +445,23 @@ def _declared_kind(schema: dict[str, Any]) -> str | None:
     kind = schema.get("properties", {}).get("kind", {})
     const = kind.get("const") if isinstance(kind, dict) else None
     return const if isinstance(const, str) else None
+
+
+def _without_instance(error: Any) -> str:
+    """The validator's message without a whole object or array dumped into it (the finding is
+    located at it already): 'this object has less than 5 properties'."""
+    import json
+
+    message: str = error.message
+    instance = error.instance
+    if isinstance(instance, (dict, list)):
+        dumped = json.dumps(instance, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+        what = "this object" if isinstance(instance, dict) else "this array"
+        if len(dumped) > 60 and dumped in message:  # a short one reads well: ["a","a"] has non-unique elements
+            return message.replace(dumped, what)
+    if len(message) > 300:
+        return message[:297] + "..."
+    return message
 
 
 def _show(value: Any) -> str:

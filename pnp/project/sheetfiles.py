@@ -280,7 +280,10 @@ def check_sheets(
             f'kind {kind!r} is printed on sheets ("x-card": false) but no sheet file lists it, so pnp build '
             "prints it on a generic reference sheet; add a sheet file (docs/sheets.md)"
         )
-        yield record_file, Finding("generic-sheet", message, record_file.pointer(0) + "/kind")
+        yield (
+            record_file,
+            Finding("generic-sheet", message, record_file.pointer(0) + ("" if record_file.kind else "/kind")),
+        )
 
 
 def _check_kinds(sheet: SheetFile, kinds: set[str]) -> Iterator[tuple[RecordFile, Finding]]:

@@ -18,8 +18,8 @@ from pnp.core.workers import Child, can_fork
 from pnp.project.config import Project
 from pnp.project.fields import FieldGuide
 from pnp.project.jsonfile import json_type
-from pnp.project.loaded import LoadedProject, has_layouts, load_project_records
-from pnp.project.records import RecordFile, load_file
+from pnp.project.loaded import LoadedProject, has_layouts, load_project_records, load_record_file
+from pnp.project.records import RecordFile
 from pnp.project.schemas import SchemaSet
 from pnp.rules import xrefs
 from pnp.rules.result import CheckResult as CheckResult  # where it was before; re-exported
@@ -61,11 +61,11 @@ class Validation:
 
     def start(self, project: Project, paths: list[tuple[Path, str]]) -> set[Path]:
         """Fork the children that validate shares of `paths`; the paths they take."""
-        schemas = SchemaSet(project.schemas)
+        schemas = SchemaSet(project.schemas, project.kinds)
         guide = FieldGuide.for_project(project, schemas)
         shares = validation_shares(paths, self.jobs, self.min_bytes)
         for share in shares:
-            child = Child(_validate_share, schemas, share, project.max_file_bytes, guide, project.root)
+            child = Child(_validate_share, schemas, share, project, guide)
             self._pending.append((child, share))
         self._delegated = {path for share in shares for path, _ in share}
         return self._delegated
@@ -87,13 +87,11 @@ class Validation:
         project = loaded.project
         for child, share in self._pending:
             reported = child.result() or _validate_share(
-                loaded.schemas,
-                share,
-                project.max_file_bytes,
-                FieldGuide.for_project(project, loaded.schemas),
-                project.root,
+                loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas)
             )
             for (path, _), file_findings in zip(share, reported, strict=True):
+                if path not in by_path:  # no record file (pnp.project.loaded.load_record_file)
+                    continue
                 found.extend((by_path[path], f) for f in file_findings)
         self._pending.clear()
         self._findings = found
@@ -125,16 +123,15 @@ def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) 
 
 
 def _validate_share(
-    schemas: SchemaSet,
-    share: list[tuple[Path, str]],
-    max_bytes: int,
-    guide: FieldGuide,
-    root: Path | None = None,
+    schemas: SchemaSet, share: list[tuple[Path, str]], project: Project, guide: FieldGuide
 ) -> list[list[Finding]]:
     """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
     reported: list[list[Finding]] = []
     for path, display in share:
-        record_file = load_file(path, display, max_bytes, guide=guide, project=root)
+        record_file = load_record_file(project, path, display, guide)
+        if record_file is None:
+            reported.append([])
+            continue
         found = [(record_file, f) for f in record_file.findings]
         for _ in _validate_file(schemas, record_file, found):
             pass
@@ -147,6 +144,7 @@ def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[
     records = record_file.records
     if not records:
         return
+    source = record_file.as_read  # what the schema validates: the file's records as they are
     try:
         kinds = {record["kind"] for record in records}
     except (TypeError, KeyError):
@@ -154,13 +152,13 @@ def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[
     if len(kinds) == 1:
         (kind,) = kinds
         if isinstance(kind, str) and kind in schemas.kind_uri:
-            target = records if record_file.is_array else records[0]
+            target = source if record_file.is_array else source[0]
             validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
             if validator.is_valid(target):
                 yield kind
                 return
             if record_file.is_array:  # one pass over the array; instance paths start at the index
-                out.extend((record_file, f) for f in schemas.validate_array(kind, records))
+                out.extend((record_file, f) for f in schemas.validate_array(kind, source))
                 yield kind
                 return
     seen: set[str] = set()
@@ -195,7 +193,7 @@ def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[
             out.append((record_file, Finding("unknown-kind", schemas.unknown_kind_message(kind), pointer + "/kind")))
             continue
         seen.add(kind)
-        out.extend((record_file, f) for f in schemas.validate(kind, record, pointer))
+        out.extend((record_file, f) for f in schemas.validate(kind, source[i], pointer))
     yield from seen
 
 
@@ -218,13 +216,17 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
     from pnp.rules.projectfiles import check_schema_keywords
 
     yield from check_schema_keywords(project.schemas, project.display)
+    if project.kinds:
+        from pnp.rules.projectfiles import check_declared_schemas
+
+        yield from check_declared_schemas(project)
     if os.path.lexists(project.layouts / "icons.json"):
         from pnp.rules.projectfiles import check_icons
 
         yield from check_icons(project)
     if has_layouts(project):
         yield from _layout_findings(loaded)
-    elif index.files_by_kind:
+    elif index.files_by_kind and not project.data_only:
         from pnp.rules.projectfiles import no_layouts
 
         yield from no_layouts(loaded, validation.findings())
@@ -242,6 +244,8 @@ def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding
     """Sheet file checks (pnp/project/sheetfiles.py), and kinds that fall back to a generic sheet."""
     from pnp.project.sheetfiles import check_sheets
 
+    if loaded.project.data_only:  # nothing to print: no sheet to warn about
+        return
     schemas = loaded.schemas
     uncovered = {
         k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)

@@ -101,7 +101,7 @@ def no_layouts(loaded: LoadedProject, findings: Iterable[Located]) -> Iterator[L
             f"the project has records ({', '.join(kinds[:3])}{', ...' if len(kinds) > 3 else ''}) but no layout "
             f"in {loaded.project.display(loaded.project.layouts)}/, so pnp build draws nothing; add a layout "
             "(pnp new makes an example)",
-            record_file.pointer(0) + "/kind",
+            record_file.pointer(0) + ("" if record_file.kind else "/kind"),
         ),
     )
 
@@ -262,3 +262,87 @@ def _x_keywords(node: Any, pointer: str) -> Iterator[tuple[str, str, Any]]:
                 yield from _x_keywords(sub, f"{pointer}/{escaped}/{escape(name)}")
         elif key in _SUBSCHEMAS:
             yield from _x_keywords(value, f"{pointer}/{escaped}")
+
+
+NEWER_KEYWORDS = frozenset(
+    {
+        "$defs",
+        "prefixItems",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "$anchor",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$recursiveRef",
+        "minContains",
+        "maxContains",
+    }
+)  # 2019-09 / 2020-12: ignored under draft-04 to draft-07
+OLDER_KEYWORDS = frozenset({"dependencies", "additionalItems"})  # draft-07 and before: ignored by 2020-12
+SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+SCHEMA_VALUES = (
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+    "items",
+)
+SCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+
+
+def check_declared_schemas(project: Project) -> Iterator[Located]:
+    """The schemas pnp.toml [kinds] names, used as they are: a warning where one names no draft
+    (read as 2020-12) or uses keywords another draft has (which its own draft ignores)."""
+    seen: set[Path] = set()
+    for spec in project.kinds.values():
+        if spec.schema is None or spec.schema in seen:
+            continue
+        seen.add(spec.schema)
+        source = load_file(spec.schema, project.display(spec.schema), 20 * 1024 * 1024)
+        if len(source.records) != 1 or not isinstance(source.records[0], dict):
+            continue
+        schema = source.records[0]
+        draft = str(schema.get("$schema", ""))
+        if not draft:
+            message = (
+                "this schema names no draft: it is read as JSON Schema 2020-12; add the one it is written "
+                'for, such as "$schema": "http://json-schema.org/draft-07/schema#"'
+            )
+            yield source, Finding("schema-draft", message, "", severity="warning")
+            continue
+        newer = "2019-09" in draft or "2020-12" in draft
+        name = draft.rstrip("#").rsplit("/", 2)[-2 if newer else -2]
+        foreign = OLDER_KEYWORDS if newer else NEWER_KEYWORDS
+        for pointer, keyword in _keywords(schema, ""):
+            if keyword in foreign:
+                other = "draft-07 and before" if newer else "2019-09 and 2020-12"
+                message = (
+                    f"{keyword!r} is a keyword of {other}; under {name}, which $schema names, validators "
+                    "ignore it: name the draft the schema is written for, or write it as that draft does"
+                )
+                yield source, Finding("schema-draft", message, pointer, at_key=True, severity="warning")
+
+
+def _keywords(node: Any, pointer: str) -> Iterator[tuple[str, str]]:
+    """(pointer, keyword) of every keyword of a schema and its subschemas."""
+    if not isinstance(node, dict):
+        return
+    for key, value in node.items():
+        here = f"{pointer}/{escape(key)}"
+        yield here, key
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                yield from _keywords(sub, f"{here}/{escape(name)}")
+        elif key in SCHEMA_LISTS and isinstance(value, list):
+            for i, sub in enumerate(value):
+                yield from _keywords(sub, f"{here}/{i}")
+        elif key in SCHEMA_VALUES:
+            yield from _keywords(value, here)

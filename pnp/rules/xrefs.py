@@ -46,6 +46,28 @@ def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
                     pointer=record_file.pointer(i) + "/id",
                 ),
             )
+    yield from _scoped_duplicates(index, shown)
+
+
+def _scoped_duplicates(index: Index, shown: int) -> Iterator[Located]:
+    """Duplicates among a kind declared in pnp.toml [kinds]: ids are unique per kind, reported
+    at the kind's id field in each file."""
+    for (kind, rid), places in index.scoped_duplicates.items():
+        name = escape(index.id_field(kind))
+        where = [f.where(f"{f.pointer(j)}/{name}") for _, f, j in places]
+        for n, (_kind, record_file, i) in enumerate(places):
+            others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
+            more = len(places) - 1 - len(others)
+            also = ", ".join(others) + (f" and {more} more" if more else "")
+            yield (
+                record_file,
+                Finding(
+                    "duplicate-id",
+                    f"{index.id_field(kind)} {_short(rid)!r} is used by more than one {kind}: also at {also}; "
+                    f"each {kind} needs its own",
+                    pointer=f"{record_file.pointer(i)}/{name}",
+                ),
+            )
 
 
 def _short(value: str, limit: int = 80) -> str:
@@ -77,6 +99,15 @@ def check_records(
                 if not unresolved:
                     continue
                 suspects = [i for i, value in enumerate(map(methodcaller("get", key), records)) if value in unresolved]
+            elif any(k in index.id_fields for k in site.kinds):
+                suspects = [
+                    i
+                    for i, r in enumerate(records)
+                    if type(r) is dict
+                    and r.get(key) is not None
+                    and r.get("kind") == kind
+                    and not any(index.find(r[key], k) for k in site.kinds)
+                ]
             else:
                 targets = frozenset(site.kinds)
                 suspects = [
@@ -204,6 +235,8 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
             f"existing: {known or 'none'}",
             pointer,
         )
+    if any(kind in index.id_fields for kind in site.kinds):
+        return _scoped_reference_problem(index, site, value, pointer)
     if not isinstance(value, str):
         return None  # the schema reports the wrong type
     entry = index.first.get(value)
@@ -218,6 +251,18 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
             pointer,
         )
     return None
+
+
+def _scoped_reference_problem(index: Index, site: Site, value: str | int, pointer: str) -> Finding | None:
+    """A reference to kinds with ids of their own (pnp.toml [kinds]): found in one of them, or missing."""
+    if any(index.find(value, kind) for kind in site.kinds):
+        return None
+    kinds_text = kinds_phrase(site.kinds)
+    close = index.closest_ids(str(value), site.kinds)
+    hint = f"; did you mean {close[0]!r}?" if close else f"; add that {kinds_text}, or correct the value"
+    shown = _short(value) if isinstance(value, str) else value
+    fields = sorted({index.id_field(kind) for kind in site.kinds})
+    return Finding("missing-reference", f"{shown!r} names no {kinds_text} (by {' or '.join(fields)}){hint}", pointer)
 
 
 def check_counts(index: Index) -> Iterator[Located]:

@@ -54,7 +54,9 @@ def check_loaded(
         drawn = render_findings(loaded, broken_records(validation.findings()), options.render_cache)
         problems.extend(not_found_before(problems, located(drawn, options, checked)))
     sheet_errors = any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
-    if options.render and not sheet_errors:  # broken sheet files: laying them out only repeats that
+    if (
+        options.render and not sheet_errors and not loaded.project.data_only
+    ):  # broken sheet files: laying them out only repeats that
         laid_out = sheet_render_findings(loaded, options.render_cache)
         problems.extend(not_found_before(problems, located(laid_out, options, checked)))
     if loaded.project.languages[1:]:  # catalogs per language (pnp.translation; drawn unless --no-render)
