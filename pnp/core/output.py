@@ -115,9 +115,10 @@ def _umask() -> int:
     return mask
 
 
-def digest(*parts: Any, files: Iterable[Path] = ()) -> str:
+def digest(*parts: Any, files: Iterable[Path] = (), root: Path | None = None) -> str:
     """A stable digest of JSON-able `parts` and the bytes of `files` (plus the pnp version and the
-    project's [limits], which decide what drawing refuses)."""
+    project's [limits], which decide what drawing refuses); `files` are read as the project at
+    `root` reads them (a link out of it counts as missing)."""
     hasher = hashlib.sha256()
     hasher.update(__version__.encode())
     hasher.update(repr(current_limits()).encode())
@@ -125,7 +126,7 @@ def digest(*parts: Any, files: Iterable[Path] = ()) -> str:
     for file in sorted(set(files)):
         hasher.update(str(file).encode())
         try:
-            hasher.update(hashlib.sha256(read_regular(file, INPUT_CAP)).digest())
+            hasher.update(hashlib.sha256(read_regular(file, INPUT_CAP, root)).digest())
         except RefusedFile:
             hasher.update(b"<missing>")
     return hasher.hexdigest()
@@ -134,11 +135,13 @@ def digest(*parts: Any, files: Iterable[Path] = ()) -> str:
 class Manifest:
     """Input digests of the files in one output folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, root: Path | None = None) -> None:
+        """`root`: the project's, when `folder` is its output (a manifest linking out is not read)."""
         self.folder = folder
+        self.root = root
         self.path = folder / MANIFEST
         try:
-            loaded = json.loads(read_regular(self.path, MANIFEST_CAP))
+            loaded = json.loads(read_regular(self.path, MANIFEST_CAP, root))
             self.entries: dict[str, str] = loaded if isinstance(loaded, dict) else {}
         except (RefusedFile, ValueError):
             self.entries = {}
@@ -164,7 +167,7 @@ class Manifest:
     def write(self, entries: dict[str, str]) -> None:
         text = json.dumps(entries, indent=1, sort_keys=True) + "\n"
         try:
-            if read_regular(self.path, MANIFEST_CAP) == text.encode():
+            if read_regular(self.path, MANIFEST_CAP, self.root) == text.encode():
                 return
         except RefusedFile:
             pass

@@ -6,9 +6,10 @@ Reading: `read_regular` opens without blocking (a FIFO or a device never hangs p
 opened file is a regular one and reads at most `max_bytes`. Links inside the project are
 followed; a link whose target leaves the project is refused (`leaves_project`).
 
-The project being worked on (`use_project`, called when `pnp.toml` is loaded) is the default
-`root`: a file named inside the project that is a link leading out of it is refused by every
-reader, whichever stage asks (schemas, layouts, icons.json, sheets), as record files are.
+Every reader names the project root it reads for (`root`; None only for files that are pnp's
+own): a file named inside the project that is a link leading out of it is refused by every
+reader, whichever stage asks (schemas, layouts, icons.json, sheets, caches), as record files are.
+There is no module-global project: two projects may be read in one process.
 
 Writing: the output folder is resolved by `pnp.toml` loading, so any link on the way from it to
 a file pnp writes or deletes lies inside output/; `refuse_linked_folder` refuses such a path,
@@ -24,23 +25,6 @@ from pathlib import Path
 
 from pnp.core.limits import current, exceeded
 from pnp.core.problems import ConfigError
-
-_project_root: Path | None = None
-
-
-def use_project(root: Path) -> None:
-    """Make `root` (resolved) the project whose files may not link out of it (see `_root_for`)."""
-    global _project_root
-    _project_root = root
-
-
-def _root_for(path: Path | str, root: Path | None) -> Path | None:
-    """`root`, or the current project's root when `path` is named inside it (pnp's own files,
-    named outside every project, are never refused)."""
-    if root is not None or _project_root is None:
-        return root
-    return _project_root if Path(os.path.abspath(path)).is_relative_to(_project_root) else None
-
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -76,10 +60,9 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def refuse_unless_regular(path: Path | str, root: Path | None = None) -> None:
+def refuse_unless_regular(path: Path | str, root: Path | None) -> None:
     """RefusedFile unless `path` is a regular file (and, with `root`, not a link out of it): for
     files another library opens by name (workbooks), checked before it is handed the path."""
-    root = _root_for(path, root)
     if root is not None and os.path.islink(path) and leaves_project(path, root):
         raise RefusedFile(
             "unreadable-file",
@@ -96,10 +79,9 @@ def refuse_unless_regular(path: Path | str, root: Path | None = None) -> None:
         )
 
 
-def read_regular(path: Path | str, max_bytes: int, root: Path | None = None) -> bytes:
+def read_regular(path: Path | str, max_bytes: int, root: Path | None) -> bytes:
     """The bytes of a regular file; RefusedFile for anything else (never blocks, never reads more
     than `max_bytes`). With `root`, a symbolic link whose target is outside `root` is refused."""
-    root = _root_for(path, root)
     if root is not None and os.path.islink(path) and leaves_project(path, root):
         target = os.path.realpath(path)
         raise RefusedFile(

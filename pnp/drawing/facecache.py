@@ -58,7 +58,7 @@ def kind_findings(
     layout_key = digests.layout_key(layout, kind)
     keys = [digests.record_key(layout, kind, record) for _, record in records]
     records_key = hashlib.sha256("\n".join(keys).encode()).hexdigest()
-    stored = _read(cache_file) if cache_file is not None else {}
+    stored = _read(cache_file, loaded.project.root) if cache_file is not None else {}
     same_layout = stored.get("layout_key") == layout_key
     faces: dict[str, list[Finding]] = stored.get("faces", {}) if same_layout else {}
     own: list[Finding] = stored.get("layout", []) if same_layout else []
@@ -113,12 +113,12 @@ def kind_findings(
     return place(layout, [*own, *counted, *bleed, *imposed], drawn_now)
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: Path, root: Path) -> dict[str, Any]:
     """The stored entry of a kind, as Findings; {} when there is none or it is not sound."""
     from pnp.core.paths import RefusedFile, read_regular
 
     try:  # a regular file only: a pipe planted in the cache must not block pnp check
-        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES))
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES, root))
         out: dict[str, Any] = {"layout_key": str(stored["layout_key"]), "records_key": str(stored["records_key"])}
         for name in ("layout", "bleed", "impose"):
             out[name] = [Finding(**item) for item in stored[name]]

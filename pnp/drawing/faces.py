@@ -41,7 +41,8 @@ class FileDigests:
     """Content digests of files, remembered by (path, size, mtime): a round of `pnp watch` hashes
     only the files that changed since the last one."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: Path) -> None:
+        self.root = root  # a link out of the project is never read (pnp.core.paths)
         self._known: dict[str, tuple[tuple[int, int], str]] = {}
 
     def of(self, path: Path) -> str:
@@ -55,7 +56,7 @@ class FileDigests:
         if known is not None and known[0] == stamp:
             return known[1]
         try:
-            value = hashlib.sha256(read_regular(name, FILE_CAP)).hexdigest()
+            value = hashlib.sha256(read_regular(name, FILE_CAP, self.root)).hexdigest()
         except RefusedFile as err:
             value = f"refused:{err.code}"
         self._known[name] = (stamp, value)
@@ -68,7 +69,7 @@ class FaceDigests:
     def __init__(self, loaded: LoadedProject, *options: Any, files: FileDigests | None = None) -> None:
         self.loaded = loaded
         self.options = options
-        self.files = files or FileDigests()
+        self.files = files or FileDigests(loaded.project.root)
         self._layouts: dict[str, tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]] = {}
         self._all: bytes | None = None
 

@@ -142,6 +142,7 @@ def kind_digest(
         layout.data,
         orjson.dumps(records).decode(),
         files=[*layout.files, project.layouts / "icons.json", *asset_files(loaded, layout, kind)],
+        root=project.root,
     )
 
 
@@ -187,7 +188,7 @@ def read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) 
     from pnp.core.paths import RefusedFile, read_regular
 
     try:  # a regular file only: a pipe planted in the cache must not block pnp check
-        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES))
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES, root))
         if stored.get("key") != key:
             return None
         found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]

@@ -219,7 +219,7 @@ class Preview:
         self.faces_drawn = 0  # faces drawn since the watch began (tests count them per round)
         from pnp.drawing.faces import FileDigests
 
-        self.files = FileDigests()  # content digests of the files faces draw, kept between rounds
+        self.files: FileDigests | None = None  # content digests of the files faces draw, kept between rounds
         self.render_lock = threading.Lock()  # pdfium and shared renderers: one face at a time
         self.changed_event = threading.Condition()
 
@@ -230,6 +230,10 @@ class Preview:
         from pnp.drawing.faces import FaceDigests
 
         self._lookup = checked.loaded.lookup
+        if self.files is None or self.files.root != checked.loaded.project.root:
+            from pnp.drawing.faces import FileDigests
+
+            self.files = FileDigests(checked.loaded.project.root)
         faces = FaceDigests(checked.loaded, self.dpi, files=self.files)  # by content: no stamp needed
         by_file: dict[str, list[Problem]] = {}
         for problem in problems:

@@ -106,7 +106,7 @@ def _build_checked(
     cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
     gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
     spec = SheetSpec(width, height, gutter=gutter, duplex=options.duplex, cutting=cutting)
-    manifest = Manifest(project.output)
+    manifest = Manifest(project.output, project.root)
     out_root = output_root(project, options.paper)
     code = code_digest()
     written: list[Path] = []

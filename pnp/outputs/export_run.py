@@ -126,7 +126,7 @@ class Session:
                 self.localized.layouts,
                 self.localized.problems,
             )
-        self.manifest = Manifest(project.output)
+        self.manifest = Manifest(project.output, project.root)
         self.code = code_digest()
         self.written: list[Path] = []
         self.skipped: list[Path] = []
@@ -168,6 +168,7 @@ class Session:
                 orjson.dumps(records).decode(),
                 orjson.dumps(self.referenced(layout, records)).decode(),
                 files=[*layout.files, icons_file, *asset_files(loaded, layout, kind)],
+                root=project.root,
             )
             names = face_names(faces)
             relocate = self.localized.relocate if self.localized else None

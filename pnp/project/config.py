@@ -170,9 +170,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     except limits_module.LimitsError as err:
         settings.fail("limits", err.key, str(err))
     limits_module.use(limits)
-    from pnp.core.paths import use_project
 
-    use_project(root)
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     return Project(
         root=root,

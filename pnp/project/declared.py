@@ -32,6 +32,7 @@ class SchemaStore(Protocol):
     kind_file: dict[str, Path]
     file_of_uri: dict[str, Path]
     file_schema: dict[str, str]
+    root: Path | None
 
 
 KIND_URI = "urn:pnp:kind:"  # the record schema of a declared kind: a $ref to where it is
@@ -70,7 +71,7 @@ def _read(schemas: SchemaStore, path: Path, uri: str | None = None) -> str:
         if file == path:
             return known
     try:
-        raw = read_regular(path, SCHEMA_MAX_BYTES)
+        raw = read_regular(path, SCHEMA_MAX_BYTES, schemas.root)
     except RefusedFile as refused:
         raise ConfigError(f"{path}: {refused.message}") from None
     parsed = parse_bytes(raw)

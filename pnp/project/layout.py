@@ -156,7 +156,8 @@ def _layout_docs() -> SchemaDocs:
 class LayoutSet:
     """Every layout of a project, resolved, with the problems found on the way."""
 
-    def __init__(self, folder: Path, display: Any, kinds: set[str]) -> None:
+    def __init__(self, folder: Path, display: Any, kinds: set[str], root: Path | None) -> None:
+        self.root = root  # the project's: a layout that links out of it is never read
         self.files: dict[str, LayoutFile] = {}
         self.layouts: dict[str, Layout] = {}
         self.by_kind: dict[str, Layout] = {}
@@ -177,9 +178,9 @@ class LayoutSet:
 
     def _read(self, path: Path, display: str) -> None:
         if path.suffix in YAML_SUFFIXES:
-            source: RecordFile = load_yaml(path, display, 5 * 1024 * 1024)
+            source: RecordFile = load_yaml(path, display, 5 * 1024 * 1024, self.root)
         else:
-            source = load_file(path, display, 5 * 1024 * 1024)
+            source = load_file(path, display, 5 * 1024 * 1024, project=self.root)
         self.findings.extend((source, f) for f in source.findings)
         if not source.records or source.is_array:
             if source.records:

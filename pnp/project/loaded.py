@@ -63,7 +63,7 @@ class LoadedProject:
             from pnp.project.layout import LayoutSet
 
             project = self.project
-            self._layouts = LayoutSet(project.layouts, project.display, set(self.schemas.kind_uri))
+            self._layouts = LayoutSet(project.layouts, project.display, set(self.schemas.kind_uri), project.root)
         return self._layouts
 
     @layouts.setter
@@ -101,14 +101,14 @@ def read_sheet_files(project: Project) -> SheetSet:
     """The sheet files, read afresh: a copy of their texts to translate (pnp.translation)."""
     from pnp.project.sheetfiles import SheetSet
 
-    return SheetSet(project.sheets or project.root / "sheets", project.display)
+    return SheetSet(project.sheets or project.root / "sheets", project.display, project.root)
 
 
 def load_icon_specs(project: Project) -> dict[str, dict[str, Any]]:
     """layouts/icons.json: the inline icons text may use, by name (pnp check validates the file)."""
     path = project.layouts / "icons.json"
     try:  # a pipe or a link out of the project is never read (check_icons reports it)
-        parsed = parse_bytes(read_regular(path, project.max_file_bytes))
+        parsed = parse_bytes(read_regular(path, project.max_file_bytes, project.root))
     except RefusedFile:
         return {}
     icons = parsed.data.get("icons") if isinstance(parsed.data, dict) else None
@@ -164,7 +164,7 @@ def load_project_records(
     reports (pnp.rules forks children that validate them meanwhile): their duplicate keys are
     not looked for here.
     """
-    schemas = SchemaSet(project.schemas, project.kinds)
+    schemas = SchemaSet(project.schemas, project.kinds, project.root)
     paths = record_paths(project, extra)
     guide = FieldGuide.for_project(project, schemas)
     elsewhere = before_parsing(paths) if before_parsing else set()

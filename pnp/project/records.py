@@ -114,9 +114,10 @@ def load_file(
     path: Path,
     display: str,
     max_bytes: int,
+    *,
+    project: Path | None,
     check_duplicates: bool = True,
     guide: FieldGuide | None = None,
-    project: Path | None = None,
 ) -> RecordFile:
     """Read and parse one record file; problems become its findings.
 
@@ -135,7 +136,7 @@ def load_file(
         if reader == "yaml":
             from pnp.project.yamlfile import load_yaml_records
 
-            loaded = load_yaml_records(path, display, max_bytes)
+            loaded = load_yaml_records(path, display, max_bytes, project)
         else:
             from pnp.project.tabular import load_table
 

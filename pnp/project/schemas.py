@@ -196,9 +196,10 @@ class SchemaDocs:
 class SchemaSet(SchemaDocs):
     """Every schema of a project, by kind, with compiled validators made on first use."""
 
-    def __init__(self, folder: Path, declared: dict[str, KindSpec] | None = None) -> None:
+    def __init__(self, folder: Path, declared: dict[str, KindSpec] | None = None, root: Path | None = None) -> None:
         super().__init__()
         self.folder = folder
+        self.root = root  # the project's: a schema that links out of it is never read
         self.declared = declared or {}
         self.kind_uri: dict[str, str] = {}
         self.kind_file: dict[str, Path] = {}
@@ -228,7 +229,7 @@ class SchemaSet(SchemaDocs):
             raise ConfigError(f"{self.folder}: schema folder does not exist (set 'schemas' in pnp.toml)")
         for path in sorted(self.folder.glob(f"*{KIND_SUFFIX}")):
             try:
-                raw = read_regular(path, SCHEMA_MAX_BYTES)
+                raw = read_regular(path, SCHEMA_MAX_BYTES, self.root)
             except RefusedFile as refused:  # a pipe, a device, a huge file: never read
                 raise ConfigError(f"{path}: {refused.message}") from None
             parsed = parse_bytes(raw)

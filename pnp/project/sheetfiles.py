@@ -122,7 +122,8 @@ def walk_blocks(blocks: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]
 class SheetSet:
     """Every sheet file of a project, schema-checked, with the findings met on the way."""
 
-    def __init__(self, folder: Path, display: Callable[[Path], str]) -> None:
+    def __init__(self, folder: Path, display: Callable[[Path], str], root: Path | None) -> None:
+        self.root = root  # the project's: a sheet file that links out of it is never read
         self.sheets: dict[str, SheetFile] = {}
         self.findings: list[tuple[RecordFile, Finding]] = []
         self.env: ImmutableSandboxedEnvironment = template_env()
@@ -132,9 +133,9 @@ class SheetSet:
 
     def _read(self, path: Path, display: str) -> None:
         if path.suffix in YAML_SUFFIXES:
-            source: RecordFile = load_yaml(path, display, MAX_SHEET_BYTES)
+            source: RecordFile = load_yaml(path, display, MAX_SHEET_BYTES, self.root)
         else:
-            source = load_file(path, display, MAX_SHEET_BYTES)
+            source = load_file(path, display, MAX_SHEET_BYTES, project=self.root)
         self.findings.extend((source, f) for f in source.findings)
         if not source.records or source.is_array:
             if source.records:

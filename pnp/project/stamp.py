@@ -106,7 +106,7 @@ def _read(project: Project) -> dict[str, Any]:
     from pnp.core.paths import RefusedFile, read_regular
 
     try:  # a regular file only: a pipe planted as the stamp must not block pnp
-        data = json.loads(read_regular(project.output / STAMP, 16 * 1024 * 1024))
+        data = json.loads(read_regular(project.output / STAMP, 16 * 1024 * 1024, project.root))
     except (RefusedFile, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

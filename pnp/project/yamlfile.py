@@ -69,20 +69,20 @@ class YamlLocator:
         return (*line_col(self.text, offset), "")
 
 
-def load_yaml_records(path: Path, display: str, max_bytes: int) -> RecordFile:
+def load_yaml_records(path: Path, display: str, max_bytes: int, root: Path | None) -> RecordFile:
     """A YAML record file: one mapping (a record) or a list of mappings, like a JSON one."""
-    loaded = load_yaml(path, display, max_bytes, records=True)
+    loaded = load_yaml(path, display, max_bytes, root, records=True)
     text = _text(loaded.raw)
     record_file = RecordFile(path, display, loaded.raw, loaded.records, loaded.is_array, loaded.findings, text)
     record_file.locator = YamlLocator(loaded.node, text)
     return record_file
 
 
-def load_yaml(path: Path, display: str, max_bytes: int, records: bool = False) -> YamlFile:
+def load_yaml(path: Path, display: str, max_bytes: int, root: Path | None, records: bool = False) -> YamlFile:
     """Parse a YAML file into one record (`records`: or a list of them); syntax errors and
     duplicate keys become findings."""
     try:
-        raw = read_regular(path, max_bytes)
+        raw = read_regular(path, max_bytes, root)
     except RefusedFile as refused:
         return YamlFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     try:

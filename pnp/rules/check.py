@@ -61,7 +61,7 @@ class Validation:
 
     def start(self, project: Project, paths: list[tuple[Path, str]]) -> set[Path]:
         """Fork the children that validate shares of `paths`; the paths they take."""
-        schemas = SchemaSet(project.schemas, project.kinds)
+        schemas = SchemaSet(project.schemas, project.kinds, project.root)
         guide = FieldGuide.for_project(project, schemas)
         shares = validation_shares(paths, self.jobs, self.min_bytes)
         for share in shares:
@@ -215,7 +215,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
     yield from xrefs.check_copies(index)
     from pnp.rules.projectfiles import check_schema_keywords
 
-    yield from check_schema_keywords(project.schemas, project.display)
+    yield from check_schema_keywords(project.schemas, project.display, project.root)
     if project.kinds:
         from pnp.rules.projectfiles import check_declared_schemas
 

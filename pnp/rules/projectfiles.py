@@ -47,7 +47,7 @@ def check_icons(project: Project) -> Iterator[Located]:
     from pnp.project.schemas import SchemaDocs
 
     path = project.layouts / "icons.json"
-    source = load_file(path, project.display(path), project.max_file_bytes)
+    source = load_file(path, project.display(path), project.max_file_bytes, project=project.root)
     yield from ((source, f) for f in source.findings)
     if not source.records or source.is_array:
         if source.is_array:
@@ -220,7 +220,7 @@ _SUBSCHEMAS = (
 )
 
 
-def check_schema_keywords(folder: Path, display: Any) -> Iterator[Located]:
+def check_schema_keywords(folder: Path, display: Any, root: Path | None) -> Iterator[Located]:
     """Every x- keyword of every schema against pnp/keywords.schema.json."""
     from pnp.project.schemas import KIND_SUFFIX
 
@@ -228,7 +228,7 @@ def check_schema_keywords(folder: Path, display: Any) -> Iterator[Located]:
     meta = document["properties"]
     defs = document.get("$defs", {})
     for path in sorted(folder.glob(f"*{KIND_SUFFIX}")):
-        source = load_file(path, display(path), 5 * 1024 * 1024)
+        source = load_file(path, display(path), 5 * 1024 * 1024, project=root)
         if len(source.records) != 1 or source.is_array:
             continue  # not parsed: reported when the schemas are loaded
         for pointer, key, value in _x_keywords(source.records[0], ""):
@@ -306,7 +306,7 @@ def check_declared_schemas(project: Project) -> Iterator[Located]:
         if spec.schema is None or spec.schema in seen:
             continue
         seen.add(spec.schema)
-        source = load_file(spec.schema, project.display(spec.schema), 20 * 1024 * 1024)
+        source = load_file(spec.schema, project.display(spec.schema), 20 * 1024 * 1024, project=project.root)
         if len(source.records) != 1 or not isinstance(source.records[0], dict):
             continue
         schema = source.records[0]

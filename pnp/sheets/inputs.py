@@ -103,5 +103,5 @@ class Inputs:
         files += [root / str(b["src"]) for b in _blocks_of(used, "image") if "{" not in str(b.get("src", "{"))]
         return digest(
             "sheets", self.code, self.paper, relative, [s.data for s in used], orjson.dumps(records).decode(),
-            docs, files=[*self.files, *files],
+            docs, files=[*self.files, *files], root=self.loaded.project.root,
         )  # fmt: skip

@@ -156,7 +156,7 @@ def _stored(project: Project) -> dict[str, Any]:
     from pnp.core.paths import RefusedFile, read_regular
 
     try:  # a regular file only: a pipe planted as the results must not block pnp
-        data = json.loads(read_regular(project.output / CACHE_FOLDER / RESULTS, MAX_RESULTS_BYTES))
+        data = json.loads(read_regular(project.output / CACHE_FOLDER / RESULTS, MAX_RESULTS_BYTES, project.root))
     except (RefusedFile, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
