@@ -28,7 +28,7 @@ from inspect import signature
 from types import BuiltinMethodType, MethodType
 from typing import Any
 
-from jinja2 import Template, TemplateError, TemplateSyntaxError
+from jinja2 import Template, TemplateError, TemplateRuntimeError, TemplateSyntaxError
 from jinja2.environment import TemplateExpression
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedFormatter
 from markupsafe import EscapeFormatter, Markup
@@ -253,6 +253,8 @@ def rendering() -> Iterator[None]:
         ) from None
     except MemoryError:
         raise LimitExceeded(exceeded("template_output", "the template ran out of memory")) from None
+    except (AssertionError, RuntimeError) as err:  # a filter's own check (`truncate` shorter than its end)
+        raise TemplateRuntimeError(f"{type(err).__name__}: {err}") from None
     finally:
         _started[0] = outer
 
