@@ -225,7 +225,7 @@ def build(
     except ImpositionError as err:
         raise ConfigError(str(err)) from None
     if longer > project.limits.paper_mm:
-        raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.0f} mm long"))
+        raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.6g} mm long"))
     options = BuildOptions(
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),

@@ -76,6 +76,35 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
+def project_file(root: Path, name: str) -> tuple[Path | None, str]:
+    """The file `name` (relative to the project folder `root`, resolved) names, and what is wrong
+    with it ("" for a regular file inside the project): a name the system refuses (a NUL byte, a
+    part over 255 bytes), a path out of the project, nothing there, or something that is not a
+    regular file, said as what it is (a folder, a named pipe), never as "does not exist"."""
+    try:
+        path = (root / name).resolve()
+        if not path.is_relative_to(root.resolve()):
+            return path, "is outside the project"
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None, "does not exist"
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long, a loop of links
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return None, f"is not a usable path: {reason}"
+    if stat.S_ISDIR(info.st_mode):
+        return path, "is a folder, not a file"
+    if not stat.S_ISREG(info.st_mode):
+        return path, f"is {kind_of(info.st_mode)}, not a regular file"
+    return path, ""
+
+
+def asset_code(problem: str) -> str:
+    """The problem code of a `project_file` problem."""
+    if problem == "is outside the project":
+        return "asset-outside-project"
+    return "missing-asset" if problem == "does not exist" or problem.startswith("is not a usable") else "bad-asset"
+
+
 def refuse_unless_regular(path: Path | str, root: Path | None = None) -> None:
     """RefusedFile unless `path` is a regular file (and, with `root`, not a link out of it): for
     files another library opens by name (workbooks), checked before it is handed the path."""

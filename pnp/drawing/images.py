@@ -14,7 +14,7 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnp.core.paths import image_problem, read_regular
+from pnp.core.paths import image_problem, project_file, read_regular
 from pnp.drawing.elements import Element
 from pnp.drawing.fonts import SANS
 
@@ -29,8 +29,8 @@ def draw_icon_image(
     cannot be read (the coloured disc is drawn instead)."""
     art = cache.get(source)
     if art is None:
-        path = (root / source).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        path, problem = project_file(root, source)
+        if problem or path is None:
             return False
         try:
             if path.suffix.lower() == ".svg":
