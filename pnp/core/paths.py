@@ -17,7 +17,9 @@ so a link there can never make pnp write or delete files elsewhere.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import stat
 from functools import lru_cache
 from pathlib import Path
@@ -200,4 +202,47 @@ def image_problem(path: Path) -> str:
         return exceeded("image_pixels", "has too many pixels")
     except (OSError, ValueError, SyntaxError) as err:  # UnidentifiedImageError is an OSError
         return f"cannot be decoded ({err}); export it again as PNG or JPEG"
+    return ""
+
+
+SVG_MAX_BYTES = 5 * 1024 * 1024  # an icon is a few kilobytes of paths
+_SVG_NUMBER = re.compile(r"\s*([-+]?(?:inf(?:inity)?|nan|[0-9.]+(?:e[-+]?[0-9]+)?))", re.IGNORECASE)
+
+
+def svg_problem(path: Path) -> str:
+    """Why the SVG icon at `path` cannot be drawn ("" when it can): not a readable regular file,
+    not XML, not an <svg>, or a width, height or viewBox that is no finite positive number
+    (`width="inf"`, `viewBox="0 0 1e400 10"`). XML entities are never fetched; expat bounds
+    their expansion."""
+    from xml.etree import ElementTree
+
+    try:
+        raw = read_regular(path, SVG_MAX_BYTES)
+    except RefusedFile as refused:
+        return refused.message
+    try:
+        root = ElementTree.fromstring(raw)
+    except ElementTree.ParseError as err:
+        return f"is not a valid SVG file (XML: {err}); export it again"
+    if root.tag.rsplit("}", 1)[-1] != "svg":
+        return "is not an SVG file (its first element is not <svg>); export it again"
+    for attribute in ("width", "height", "viewBox"):
+        value = root.get(attribute)
+        if value is None:
+            continue
+        parts = value.replace(",", " ").split() if attribute == "viewBox" else [value]
+        numbers = [_SVG_NUMBER.match(part) for part in parts]
+        if attribute == "viewBox" and len(parts) != 4:
+            return f"has a viewBox of {value!r}, not four numbers; fix the file's <svg> element"
+        for found in numbers:
+            if found is None:
+                continue
+            try:
+                number = float(found.group(1))
+            except ValueError:
+                continue
+            if not math.isfinite(number) or (
+                number <= 0 and (attribute != "viewBox" or found is numbers[2] or found is numbers[3])
+            ):
+                return f"has {attribute}={value!r}, not a finite size; fix the file's <svg> element"
     return ""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.core.paths import asset_code, image_problem, project_file
+from pnp.core.paths import asset_code, image_problem, project_file, svg_problem
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.records import RecordFile, load_file
@@ -77,8 +77,8 @@ def _icon_images(project: Project, data: Any) -> Iterator[Finding]:
             yield Finding(asset_code(problem), f"icon {name!r}: image {image!r} {problem}", pointer)
         elif path.suffix.lower() not in (".svg", ".png", ".jpg", ".jpeg"):
             yield Finding("icons-error", f"icon {name!r}: image {image!r} is not an SVG, PNG or JPEG file", pointer)
-        elif path.suffix.lower() != ".svg" and (problem := image_problem(path)):  # as pnp build finds it
-            yield Finding("bad-asset", f"icon {name!r}: image {image!r} {problem}", pointer)
+        elif problem := (svg_problem(path) if path.suffix.lower() == ".svg" else image_problem(path)):
+            yield Finding("bad-asset", f"icon {name!r}: image {image!r} {problem}", pointer)  # build draws the disc
 
 
 def no_layouts(loaded: LoadedProject, findings: Iterable[Located]) -> Iterator[Located]:
