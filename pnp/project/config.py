@@ -136,8 +136,9 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     for prefix in settings.tables("games"):
         spec = settings.table("games", prefix)
         folder_name = str(spec.get("folder", prefix))
-        if "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
-            settings.fail(f"games.{prefix}", "folder", f"[games.{prefix}] folder must be a plain folder name")
+        if not folder_name.strip() or "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
+            what = "may not be empty" if not folder_name.strip() else "must be a plain folder name"
+            settings.fail(f"games.{prefix}", "folder", f'[games.{prefix}] folder {what} (such as folder = "{prefix}")')
         games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
     build = settings.table("build")
     paper = str(build.get("paper", "a4"))
