@@ -273,3 +273,31 @@ def test_an_absurd_bleed_is_one_line(project: Path, bleed: str) -> None:
     done = pnp(project, "export", "printshop", "--bleed", bleed)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [f"pnp: error: bleed {bleed!r} is out of range; use 0 to 25 mm"]
+
+
+# --- a file name cannot forge a report line -----------------------------------------------------
+
+FORGED = "x.json:1:1: error[forged]: y.json"
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "sarif"])
+def test_a_file_name_cannot_forge_a_problem_line(project: Path, fmt: str) -> None:
+    (project / "cards" / FORGED).write_text('[{"kind": "test.spell", "id": "q", "name": "Q"}]')
+    (project / "cards" / "plain name.json").write_text('[{"kind": "test.spell", "id": "r", "name": "R"}]')
+    done = pnp(project, "check", "--format", fmt)
+    assert done.returncode == 1
+    if fmt == "text":
+        assert done.stdout.splitlines()[:2] == [
+            "cards/plain name.json:1:2: error[required-property]: missing required property 'source'; add it (at /0)",
+            f"\"cards/{FORGED}\":1:2: error[required-property]: missing required property 'source'; add it (at /0)",
+        ]
+    elif fmt == "github":
+        assert "::error file=cards/x.json%3A1%3A1%3A error[forged]%3A y.json,line=1,col=2," in done.stdout
+        assert "::error file=cards/plain name.json,line=1,col=2," in done.stdout
+    else:
+        uris = [
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            for r in json.loads(done.stdout)["runs"][0]["results"]
+        ]
+        assert uris == ["cards/plain name.json", "cards/x.json%3A1%3A1%3A%20error%5Bforged%5D%3A%20y.json"]
+    assert "error[forged]" not in "".join(line.split(":", 1)[0] for line in done.stdout.splitlines())

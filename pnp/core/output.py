@@ -173,7 +173,9 @@ def _cannot_write(path: Path, err: OSError, replacing: bool = False) -> str:
         if replacing
         else "nothing was changed in the output folder"
     )
-    why = "a file stands where a folder should be" if err.errno in (errno.EEXIST, errno.ENOTDIR) else err.strerror or err
+    why = (
+        "a file stands where a folder should be" if err.errno in (errno.EEXIST, errno.ENOTDIR) else err.strerror or err
+    )
     return f"cannot write {where}: {why}; {done} (free some space, or make it a writable folder)"
 
 
