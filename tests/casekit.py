@@ -8,6 +8,8 @@ project: "base": "fixture" is tests/fixture/ (its own pnp.toml and small stable 
 "base": "repo" (the default, only for tests/content/cases/) is this repository's bundled content.
 "generate" lists files made at run time (too big to commit): {"cards/big.json": {"bytes": N}},
 or copied from this repository: {"fonts/Plain.ttf": {"copy": "pnp/fonts/DejaVuSans.ttf"}}.
+"seconds" and "memory_mb", when given, bound the run: its wall-clock time and the peak resident
+memory of the pnp process (cases of hostile input: bounded work is part of what they promise).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +38,8 @@ class Outcome:
     stdout: str
     stderr: str
     problems: list[dict[str, Any]] | None
+    seconds: float = 0.0
+    memory_mb: float = 0.0
 
 
 def load_expected(folder: Path) -> dict[str, Any]:
@@ -88,10 +94,32 @@ def run_case(folder: Path, spec: dict[str, Any]) -> Outcome:
         as_json = "--format" not in args
         command = [*PNP, "check", *(["--format", "json"] if as_json else []), *args]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run(command, cwd=target, capture_output=True, text=True, env=env, timeout=300)
-        problems = json.loads(done.stdout)["problems"] if as_json and done.stdout.strip() else None
-        stdout = done.stdout.replace(str(target), "<project>")
-        return Outcome(done.returncode, stdout, done.stderr, problems)
+        code, out, err, seconds, memory_mb = run_measured(command, target, env)
+        problems = json.loads(out)["problems"] if as_json and out.strip() else None
+        stdout = out.replace(str(target), "<project>")
+        return Outcome(code, stdout, err, problems, seconds, memory_mb)
+
+
+def run_measured(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float = 300
+) -> tuple[int, str, str, float, float]:
+    """Run `command`: its exit status, output, error output, wall-clock seconds and peak resident
+    memory in MB (from wait4, so of that process alone)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
+        process = subprocess.Popen(command, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        timer = threading.Timer(timeout, process.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.monotonic() - started
+        out.seek(0)
+        err.seek(0)
+        memory_mb = usage.ru_maxrss / 1024 if sys.platform != "darwin" else usage.ru_maxrss / 2**20
+        return process.returncode, out.read().decode(), err.read().decode(), seconds, memory_mb
 
 
 def case_names(cases: Path) -> list[str]:
@@ -107,6 +135,8 @@ def assert_case(folder: Path, extra_args: list[str] | None = None) -> None:
     outcome = run_case(folder, spec)
     assert "Traceback" not in outcome.stderr, outcome.stderr
     assert outcome.exit_code == spec["exit"], outcome.stdout + outcome.stderr
+    assert outcome.seconds < spec.get("seconds", 300), f"took {outcome.seconds:.1f} s"
+    assert outcome.memory_mb < spec.get("memory_mb", 1e9), f"took {outcome.memory_mb:.0f} MB"
     if "problems" in spec:
         assert outcome.problems == spec["problems"]
     else:

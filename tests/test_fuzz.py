@@ -6,7 +6,10 @@ What is generated (hypothesis, with hypothesis-jsonschema for schema-shaped data
 - real records (tests/build_project/cards) with one to three values replaced by arbitrary JSON,
   removed or duplicated;
 - arbitrary bytes as a record file;
-- layouts from pnp/layout.schema.json, checked, and a sample of them built.
+- layouts from pnp/layout.schema.json, checked, and a sample of them built;
+- Jinja expressions over the records (fields, literals, the operators, filters and string
+  methods that can build large values, nested), each in a text element, checked (budget below
+  and at `test_generated_templates_are_bounded`).
 
 The promise asserted for every example: pnp check (and pnp build) raises nothing (the CLI would
 print "internal error"), every problem is located in a project file, and the example stays
@@ -125,3 +128,67 @@ def test_generated_layouts_build(build_project: Path, layout: dict[str, Any]) ->
         assert time.monotonic() - started < 60
     for problem in result.problems:
         assert problem.file and problem.line >= 1, problem
+
+
+# --- templates: generated Jinja expressions over the records, in the sandbox -------------------
+#
+# Budget (the module's budgets apply per example: 10 s of CPU time and 512 MB of memory growth
+# for the check): an expression is built from record fields, literals (numbers up to 10**12,
+# strings up to 40 characters) and the operations that can build large values (* ** + ~ %,
+# str.format, filters with widths and counts, string methods), nested up to 4 deep; it is put
+# in a text element of the spell layout and the project is checked (every face drawn). Any
+# failure must be a located problem, never an exception, within the budget.
+
+FIELDS = st.sampled_from(["name", "id", "kind", "level", "copies", "record"])
+LITERALS = (
+    st.integers(-(10**12), 10**12).map(str)
+    | st.text(st.characters(codec="ascii", exclude_characters="'\\{}%"), max_size=40).map(repr)
+    | st.sampled_from(["'%99999999s'", "'{:>99999999}'", "'\\n' * 1000", "[1, 2, 3]", "range(100000)", "none"])
+)
+FILTERS = st.sampled_from(
+    [
+        "center({n})",
+        "indent({n})",
+        "wordwrap({n})",
+        "truncate({n})",
+        "join({s})",
+        "replace('a', {s})",
+        "batch({n})",
+        "slice({n})",
+        "format({s})",
+        "string",
+        "list",
+        "tojson",
+        "roman",
+        "sum",
+        "length",
+        "upper",
+    ]
+)
+METHODS = st.sampled_from(["center({n})", "ljust({n})", "zfill({n})", "replace('', {s})", "join({s})", "format({s})"])
+
+
+def _expressions(leaf: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    def grow(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        numbers = st.integers(0, 10**10).map(str) | inner
+        return (
+            st.tuples(inner, st.sampled_from(["*", "**", "+", "~", "%"]), inner).map(
+                lambda t: f"({t[0]} {t[1]} {t[2]})"
+            )
+            | st.tuples(inner, FILTERS, numbers, inner).map(lambda t: f"({t[0]})|{t[1].format(n=t[2], s=t[3])}")
+            | st.tuples(inner, METHODS, numbers, inner).map(lambda t: f"({t[0]}).{t[1].format(n=t[2], s=t[3])}")
+        )
+
+    return st.recursive(leaf, grow, max_leaves=4)
+
+
+TEMPLATES = _expressions(FIELDS | LITERALS).map(lambda expression: "{{ " + expression + " }}")
+
+
+@given(TEMPLATES)
+def test_generated_templates_are_bounded(build_project: Path, text: str) -> None:
+    layout = json.loads((BUILD_PROJECT / "layouts" / "test-spell.json").read_text())
+    element = {"name": "fuzz", "type": "text", "x": 5, "y": 30, "w": 50, "h": 20, "text": text}
+    layout.setdefault("front", {}).setdefault("elements", []).append(element)
+    with replaced(build_project / "layouts" / "test-spell.json", layout):
+        check_within_budget(build_project)

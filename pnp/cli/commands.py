@@ -9,6 +9,7 @@ starts fast.
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from dataclasses import replace
@@ -225,7 +226,7 @@ def build(
     except ImpositionError as err:
         raise ConfigError(str(err)) from None
     if longer > project.limits.paper_mm:
-        raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.0f} mm long"))
+        raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.6g} mm long"))
     options = BuildOptions(
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),
@@ -300,6 +301,9 @@ def watch(serve: bool, port: int, host: str | None, no_build: bool, dpi: int, pr
     sys.exit(run_watch(project.root / "pnp.toml", options))
 
 
+DEVICE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS}
+
+
 def main() -> None:
     """Entry point: every failure is one line on stderr, never a traceback. See _exit."""
     common.ending_process = True
@@ -335,6 +339,11 @@ def _run() -> None:
     except Exception as err:  # noqa: BLE001 - the promise is: never a traceback
         if os.environ.get("PNP_DEBUG"):
             raise
+        if isinstance(err, OSError) and err.errno in DEVICE_ERRORS:
+            # the disk or the device pnp writes to (`pnp check > /dev/full`): the environment, not pnp
+            where = f" {err.filename}" if err.filename else " to standard output"
+            click.echo(f"pnp: error: cannot write{where}: {err.strerror}", err=True)
+            sys.exit(2)
         click.echo(
             f"pnp: internal error: {type(err).__name__}: {one_line(str(err))} "
             "(set PNP_DEBUG=1 for a traceback, and please report it)",

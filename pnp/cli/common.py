@@ -4,6 +4,7 @@ found; 2 usage, configuration or environment error; 130 interrupted)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -88,7 +89,12 @@ def exit_now(code: int) -> NoReturn:
 def flush_and_exit(code: int) -> NoReturn:
     try:
         sys.stdout.flush()
-        sys.stderr.flush()
     except BrokenPipeError:  # e.g. `pnp check | head`: the reader left early; that is not an error
         pass
+    except OSError as err:  # `pnp check > /dev/full`: the report was not written, so no success
+        code = max(code, 2)
+        with contextlib.suppress(OSError):
+            sys.stderr.write(f"pnp: error: cannot write to standard output: {err.strerror}\n")
+    with contextlib.suppress(OSError):
+        sys.stderr.flush()
     os._exit(code)

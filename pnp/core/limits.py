@@ -1,7 +1,7 @@
 """Limits on the work any input can cause, and the one place that reads them from `pnp.toml`.
 
 Every limit has a default that no real game comes near; a project that needs more raises it in
-a `[limits]` table of `pnp.toml` (`copies = 5000`). An input over a limit is a located problem
+a `[limits]` table of `pnp.toml` (`copies = 5000`), up to the limit's hard ceiling (CEILINGS). An input over a limit is a located problem
 (code `limit-exceeded`) naming the limit and how to raise it, never a hang.
 
 The limits of the project being worked on are this module's `current()` (set when `pnp.toml`
@@ -37,6 +37,27 @@ class Limits:
     image_pixels: int = 64_000_000  # width x height of one image (an 8000 x 8000 scan)
 
 
+# The hard ceiling of each limit: `[limits]` may raise a limit up to it, not beyond, so that no
+# pnp.toml can take the protection away (`text-max-pt = 1e300` would bring back an endless
+# shrink-to-fit). Each is far above any real game and still bounded work on one machine.
+CEILINGS = Limits(
+    copies=100_000,
+    expand_range=100_000,
+    covers_range=100_000,
+    faces_per_kind=1_000_000,
+    paper_mm=5080.0,  # 200 inches, the largest page PDF readers show
+    text_max_pt=1000.0,  # shrink-to-fit tries every half point: 2000 tries at most
+    text_min_pt=1000.0,
+    extends_depth=100,
+    template_output=10_000_000,
+    template_seconds=60.0,
+    problems_per_file=100_000,
+    yaml_values=10_000_000,
+    image_pixels=256_000_000,  # a 16,000 x 16,000 scan, 1 GB decoded
+)
+# A limit that bounds from below (the smallest text size) has a floor instead: lower would
+# make shrink-to-fit lay text out at sizes no printer draws.
+FLOORS = {"text_min_pt": 0.1}
 DEFAULT = Limits()
 KEYS = {f.name.replace("_", "-"): f.name for f in fields(Limits)}
 _current = DEFAULT
@@ -67,6 +88,15 @@ def read_table(table: Any) -> Limits:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
         if not ok or (kind is int and not isinstance(value, int)):
             raise LimitsError(key, f"[limits] {key} must be a positive {'integer' if kind is int else 'number'}")
+        ceiling = getattr(CEILINGS, name)
+        if value > ceiling:
+            raise LimitsError(
+                key,
+                f"[limits] {key} = {value:g} is over its hard ceiling of {ceiling:,g}, beyond which pnp "
+                f"could no longer bound the work of hostile input; use at most {key} = {ceiling:g}",
+            )
+        if value < FLOORS.get(name, 0):
+            raise LimitsError(key, f"[limits] {key} = {value:g} is under its floor of {FLOORS[name]:g}")
         values[name] = kind(value)
     return replace(DEFAULT, **values)
 

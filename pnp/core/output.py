@@ -176,7 +176,16 @@ class Manifest:
 
 
 _active: OutputRun | None = None
-_DISK_ERRORS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOTDIR, errno.EISDIR, errno.EDQUOT}
+_DISK_ERRORS = {
+    errno.ENOSPC,
+    errno.EROFS,
+    errno.EACCES,
+    errno.EPERM,
+    errno.ENOTDIR,
+    errno.EISDIR,
+    errno.EDQUOT,
+    errno.EEXIST,  # a plain file where the output folder (or one of its folders) should be
+}
 
 
 class OutputError(ConfigError):
@@ -190,7 +199,10 @@ def _cannot_write(path: Path, err: OSError, replacing: bool = False) -> str:
         if replacing
         else "nothing was changed in the output folder"
     )
-    return f"cannot write {where}: {err.strerror or err}; {done} (free some space, or make it a writable folder)"
+    why = (
+        "a file stands where a folder should be" if err.errno in (errno.EEXIST, errno.ENOTDIR) else err.strerror or err
+    )
+    return f"cannot write {where}: {why}; {done} (free some space, or make it a writable folder)"
 
 
 class OutputRun:

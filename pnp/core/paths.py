@@ -18,7 +18,9 @@ so a link there can never make pnp write or delete files elsewhere.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 import stat
 from functools import lru_cache
 from pathlib import Path
@@ -58,6 +60,35 @@ def kind_of(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+def project_file(root: Path, name: str) -> tuple[Path | None, str]:
+    """The file `name` (relative to the project folder `root`, resolved) names, and what is wrong
+    with it ("" for a regular file inside the project): a name the system refuses (a NUL byte, a
+    part over 255 bytes), a path out of the project, nothing there, or something that is not a
+    regular file, said as what it is (a folder, a named pipe), never as "does not exist"."""
+    try:
+        path = (root / name).resolve()
+        if not path.is_relative_to(root.resolve()):
+            return path, "is outside the project"
+        info = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None, "does not exist"
+    except (OSError, ValueError) as err:  # a NUL byte, a name too long, a loop of links
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        return None, f"is not a usable path: {reason}"
+    if stat.S_ISDIR(info.st_mode):
+        return path, "is a folder, not a file"
+    if not stat.S_ISREG(info.st_mode):
+        return path, f"is {kind_of(info.st_mode)}, not a regular file"
+    return path, ""
+
+
+def asset_code(problem: str) -> str:
+    """The problem code of a `project_file` problem."""
+    if problem == "is outside the project":
+        return "asset-outside-project"
+    return "missing-asset" if problem == "does not exist" or problem.startswith("is not a usable") else "bad-asset"
 
 
 def refuse_unless_regular(path: Path | str, root: Path | None) -> None:
@@ -153,4 +184,47 @@ def image_problem(path: Path) -> str:
         return exceeded("image_pixels", "has too many pixels")
     except (OSError, ValueError, SyntaxError) as err:  # UnidentifiedImageError is an OSError
         return f"cannot be decoded ({err}); export it again as PNG or JPEG"
+    return ""
+
+
+SVG_MAX_BYTES = 5 * 1024 * 1024  # an icon is a few kilobytes of paths
+_SVG_NUMBER = re.compile(r"\s*([-+]?(?:inf(?:inity)?|nan|[0-9.]+(?:e[-+]?[0-9]+)?))", re.IGNORECASE)
+
+
+def svg_problem(path: Path, root: Path | None) -> str:
+    """Why the SVG icon at `path` cannot be drawn ("" when it can): not a readable regular file,
+    not XML, not an <svg>, or a width, height or viewBox that is no finite positive number
+    (`width="inf"`, `viewBox="0 0 1e400 10"`). XML entities are never fetched; expat bounds
+    their expansion."""
+    from xml.etree import ElementTree
+
+    try:
+        raw = read_regular(path, SVG_MAX_BYTES, root)
+    except RefusedFile as refused:
+        return refused.message
+    try:
+        root = ElementTree.fromstring(raw)
+    except ElementTree.ParseError as err:
+        return f"is not a valid SVG file (XML: {err}); export it again"
+    if root.tag.rsplit("}", 1)[-1] != "svg":
+        return "is not an SVG file (its first element is not <svg>); export it again"
+    for attribute in ("width", "height", "viewBox"):
+        value = root.get(attribute)
+        if value is None:
+            continue
+        parts = value.replace(",", " ").split() if attribute == "viewBox" else [value]
+        numbers = [_SVG_NUMBER.match(part) for part in parts]
+        if attribute == "viewBox" and len(parts) != 4:
+            return f"has a viewBox of {value!r}, not four numbers; fix the file's <svg> element"
+        for found in numbers:
+            if found is None:
+                continue
+            try:
+                number = float(found.group(1))
+            except ValueError:
+                continue
+            if not math.isfinite(number) or (
+                number <= 0 and (attribute != "viewBox" or found is numbers[2] or found is numbers[3])
+            ):
+                return f"has {attribute}={value!r}, not a finite size; fix the file's <svg> element"
     return ""

@@ -7,6 +7,7 @@ located `Problem`s. Codes never change meaning once published: CI configurations
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -206,12 +207,23 @@ class Problem:
 
     @property
     def place(self) -> str:
-        """FILE:LINE:COL, or FILE:Sheet!C12 for a workbook cell."""
-        return f"{self.file}:{self.cell}" if self.cell else f"{self.file}:{self.line}:{self.column}"
+        """FILE:LINE:COL, or FILE:Sheet!C12 for a workbook cell; FILE quoted when it could be
+        taken for a place of its own (see `quoted_file`)."""
+        file = quoted_file(self.file)
+        return f"{file}:{self.cell}" if self.cell else f"{file}:{self.line}:{self.column}"
 
     def sort_key(self) -> tuple[str, str, int, int, str, str]:
         """By file, then sheet (workbooks), line and column."""
         return (self.file, self.cell.rpartition("!")[0], self.line, self.column, self.code, self.message)
+
+
+def quoted_file(name: str) -> str:
+    """`name` as a report line shows it: as it is, or, when it holds a colon (`x.json:1:1:
+    error[forged]: y.json` would forge a problem line of its own) or begins with a quote, in
+    double quotes with JSON escapes, so that a line's place always ends at its first `:LINE:`."""
+    if ":" not in name and not name.startswith('"'):
+        return name
+    return json.dumps(name, ensure_ascii=False)
 
 
 def severity_of(finding: Finding) -> Severity:

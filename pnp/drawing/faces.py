@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pnp.core.paths import RefusedFile, read_regular
+from pnp.core.paths import RefusedFile, project_file, read_regular
 from pnp.project.index import values_at
 
 if TYPE_CHECKING:
@@ -226,5 +226,5 @@ def icon_files(project: Project) -> list[Path]:
 
     root = project.root
     images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
-    paths = [(root / image).resolve() for image in images if isinstance(image, str) and image]
-    return sorted({path for path in paths if path.is_relative_to(root)})
+    paths = [project_file(root, image) for image in images if isinstance(image, str) and image]
+    return sorted({path for path, problem in paths if path is not None and not problem})

@@ -19,6 +19,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from pnp.core.paths import project_file
 from pnp.core.problems import Finding, sound_finding
 from pnp.drawing.faces import icon_files as icon_files  # re-exported
 from pnp.drawing.faces import static_files
@@ -123,8 +124,8 @@ def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[
                 names.add(template.render({**record, "record": record}).strip())
             except Exception:  # noqa: BLE001 - nor one that fails on a record
                 continue
-    paths = [(root / name).resolve() for name in sorted(names) if name]
-    return [path for path in paths if path.is_relative_to(root)]
+    paths = [project_file(root, name) for name in sorted(names) if name]
+    return [path for path, problem in paths if path is not None and not problem]
 
 
 def kind_digest(

@@ -84,6 +84,8 @@ def register_file(path: Path) -> str:
         pdfmetrics.registerFont(TTFont(name, str(path)))
     except (TTFError, OSError) as err:
         raise FontError(f"{path}: not a usable TrueType font ({err})") from None
+    except Exception:  # noqa: BLE001 - reportlab's parser on a truncated or odd file: struct.error, IndexError...
+        raise FontError(f"{path}: not a usable TrueType font (cut short or damaged)") from None
     _registered.add(name)
     return name
 

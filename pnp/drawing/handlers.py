@@ -12,7 +12,7 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnp.core.paths import image_problem
+from pnp.core.paths import asset_code, image_problem, project_file
 from pnp.core.problems import Finding
 from pnp.drawing.elements import Context, DrawFailure, Element, hex_color, record_pointer
 from pnp.drawing.images import ImagePath, place_image
@@ -191,12 +191,9 @@ def draw_image(d: Drawing, element: Element) -> None:
     if image is not None:
         place_image(canvas, element, bleed_frame(r, element, box), image)
         return
-    path = (r.root / source).resolve()
-    problem = "is outside the project" if not path.is_relative_to(r.root) else None
-    if problem is None and not path.is_file():
-        problem = "does not exist"
-    if problem is not None:
-        code = "missing-asset" if problem == "does not exist" else "asset-outside-project"
+    path, problem = project_file(r.root, source)
+    if problem or path is None:
+        code = asset_code(problem)
         if "src" in element.templates or "src" in element.plain:  # the record names the file
             message = f"record {record.get('id')!r}, layout {r.layout.name!r}: image {source!r} {problem}"
             issues.append(Finding(code, message, record_pointer(element, "src")))

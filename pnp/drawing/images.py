@@ -14,7 +14,7 @@ from typing import Any
 
 from reportlab.pdfgen.canvas import Canvas
 
-from pnp.core.paths import image_problem, read_regular
+from pnp.core.paths import image_problem, project_file, read_regular, svg_problem
 from pnp.drawing.elements import Element
 from pnp.drawing.fonts import SANS
 
@@ -29,11 +29,15 @@ def draw_icon_image(
     cannot be read (the coloured disc is drawn instead)."""
     art = cache.get(source)
     if art is None:
-        path = (root / source).resolve()
-        if not path.is_relative_to(root) or not path.is_file():
+        path, problem = project_file(root, source)
+        if problem or path is None:
             return False
         try:
-            if path.suffix.lower() == ".svg":
+            if path.suffix.lower() == ".svg" and svg_problem(path):  # reported by pnp check; the disc stands in
+                art = None
+            elif path.suffix.lower() == ".svg":
+                from reportlab.graphics import renderPDF
+                from reportlab.pdfgen.canvas import Canvas
                 from svglib.svglib import svg2rlg
 
                 # from its bytes, not its name: svglib then follows no <image>/<use> reference
@@ -41,6 +45,7 @@ def draw_icon_image(
                 art = svg2rlg(io.BytesIO(read_regular(path, ICON_SVG_MAX_BYTES, root)))
                 if art is not None:  # reportlab's drawing default is Helvetica, which is never embedded
                     art.initialFontName = SANS.regular
+                    renderPDF.draw(art, Canvas(io.BytesIO()), 0, 0)  # fails here, not halfway through a page
             elif image_problem(path):  # a decompression bomb, or no image: the disc stands in
                 art = None
             else:

@@ -94,7 +94,11 @@ def grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
     that holds more cards or the cards are too wide for half the page, the same about the
     horizontal centre (fronts in the lower half).
     """
-    sizes = (card_width, card_height, spec.bleed, spec.spacing, spec.margin, spec.page_width, spec.page_height)
+    if not all(math.isfinite(v) and abs(v) < MAX_POINTS for v in (spec.page_width, spec.page_height)):
+        raise ImpositionError(
+            "the paper is beyond any sheet of paper (over 10 km); check --paper or [build] paper in pnp.toml"
+        )
+    sizes = (card_width, card_height, spec.bleed, spec.spacing, spec.margin)
     if not all(math.isfinite(v) and abs(v) < MAX_POINTS for v in sizes):  # e.g. a bleed of 1e307 mm
         raise ImpositionError(
             "the card size, bleed or margins are beyond any sheet of paper (over 10 km); check the layout's size and bleed"

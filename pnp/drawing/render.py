@@ -24,6 +24,7 @@ from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import Color
 from reportlab.pdfgen.canvas import Canvas
 
+from pnp.core.paths import asset_code, project_file
 from pnp.core.problems import Finding
 from pnp.core.units import MM
 from pnp.drawing.elements import PLAIN_FIELD, Context, DrawFailure, Element, hex_color, run_template
@@ -370,13 +371,10 @@ class Renderer:
         """The registered name of a project TrueType file (registered once)."""
         cached = self._family_cache.get(font)
         if cached is None:
-            path = (self.root / font).resolve()
-            if not path.is_relative_to(self.root):
-                raise DrawFailure("asset-outside-project", "font", f"font {font!r} is outside the project")
-            if not path.is_file():
-                raise DrawFailure(
-                    "missing-asset", "font", f"font {font!r} does not exist; name a .ttf file of the project, or sans"
-                )
+            path, problem = project_file(self.root, font)
+            if problem or path is None:
+                hint = "; name a .ttf file of the project, or sans" if problem != "is outside the project" else ""
+                raise DrawFailure(asset_code(problem), "font", f"font {font!r} {problem}{hint}")
             try:
                 name = register_file(path)
             except FontError as err:

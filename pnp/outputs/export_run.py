@@ -17,7 +17,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -69,11 +68,15 @@ def parse_length(text: str) -> float:
     key = text.strip().lower().replace(" ", "")
     for unit, factor in (("mm", MM), ("in", INCH), ("pt", 1.0)):
         if key.endswith(unit):
+            number = key[: -len(unit)]
+            if len(number) > 40:  # no length is written with more characters
+                break
             try:
-                value = float(Fraction(key[: -len(unit)])) * factor
+                top, _, bottom = number.partition("/")
+                value = (float(top) / float(bottom) if bottom else float(top)) * factor
             except (ValueError, ZeroDivisionError):
                 break
-            if not 0 <= value <= 25 * MM:
+            if not 0 <= value <= 25 * MM:  # also inf (1e400mm) and nan
                 raise ConfigError(f"bleed {text!r} is out of range; use 0 to 25 mm")
             return value
     raise ConfigError(f"bleed {text!r}: give a length with its unit, such as 3mm, 0.125in, 1/8in or 9pt")

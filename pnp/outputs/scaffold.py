@@ -124,6 +124,23 @@ def scaffold(directory: Path, title: str | None = None) -> list[Path]:
     The game is named `title`, or after the folder when no title is given.
     """
     name = game_name(title if title is not None else directory.name)
+    try:
+        return _write_template(directory, name)
+    except OSError as err:  # a dangling link, a name too long, a place that cannot be written
+        where = _short(str(err.filename or directory))
+        why = "a file is in the way" if isinstance(err, FileExistsError) else err.strerror
+        raise ConfigError(f"{where}: cannot create the project there: {why}; choose another folder") from None
+    except ValueError as err:  # a NUL byte in the name
+        raise ConfigError(f"{_short(str(directory))}: cannot create the project there: {err}") from None
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 120 else name[:100] + "..." + name[-17:]
+
+
+def _write_template(directory: Path, name: GameName) -> list[Path]:
+    if directory.is_symlink():  # even one pointing nowhere: pnp would create files wherever it points
+        raise ConfigError(f"{directory}: is a symbolic link; choose a new folder (not a link)")
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
         raise ConfigError(f"{directory}: already exists and is not empty; choose a new folder")
     created: list[Path] = []

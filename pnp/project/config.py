@@ -153,8 +153,9 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     for prefix in settings.tables("games"):
         spec = settings.table("games", prefix)
         folder_name = str(spec.get("folder", prefix))
-        if "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
-            settings.fail(f"games.{prefix}", "folder", f"[games.{prefix}] folder must be a plain folder name")
+        if not folder_name.strip() or "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
+            what = "may not be empty" if not folder_name.strip() else "must be a plain folder name"
+            settings.fail(f"games.{prefix}", "folder", f'[games.{prefix}] folder {what} (such as folder = "{prefix}")')
         games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
     build = settings.table("build")
     paper = str(build.get("paper", "a4"))
@@ -170,6 +171,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     except limits_module.LimitsError as err:
         settings.fail("limits", err.key, str(err))
     limits_module.use(limits)
+    _check_paper_size(settings, paper, limits.paper_mm)
 
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     return Project(
@@ -197,6 +199,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
 
 DUPLEX_MODES = ("long", "short", "fold", "none")
 CUTTING_STYLES = ("butted", "gutter")
+MAX_FILE_MB_CEILING = 1024
 # Every table and key of pnp.toml: its type ("str", "number") and a check of its value.
 KEYS: dict[str, dict[str, str]] = {
     "project": {
@@ -297,6 +300,8 @@ def _value_problem(rule: str, value: Any) -> str | None:
         isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf")
     ):
         return "must be a positive number"  # nan and inf too: TOML has both
+    if rule == "number" and value > MAX_FILE_MB_CEILING:  # the one number: max-file-mb
+        return f"may be at most {MAX_FILE_MB_CEILING} (a hard ceiling: pnp reads a record file whole)"
     if rule == "languages" and (
         not isinstance(value, list)
         or not all(isinstance(code, str) and re.fullmatch(r"[a-z]{2,3}([_-][A-Za-z0-9]{2,8})?", code) for code in value)
@@ -320,6 +325,19 @@ def _value_problem(rule: str, value: Any) -> str | None:
         if width <= 0 or height <= 0:
             return "paper width and height must be over 0"
     return None
+
+
+def _check_paper_size(settings: Any, paper: str, paper_mm: float) -> None:
+    """[build] paper longer than the paper-mm limit: a pnp.toml error at the paper (it is the
+    paper that no printer takes, not the layouts drawn on it)."""
+    from pnp.core.units import MM, ImpositionError, parse_paper
+
+    try:
+        longer = max(parse_paper(paper)) / MM
+    except ImpositionError:
+        return  # reported by the paper rule
+    if longer > paper_mm:
+        settings.fail("build", "paper", limits_module.exceeded("paper_mm", f"paper {paper} is {longer:.6g} mm long"))
 
 
 def _hint(name: str, known: list[str]) -> str:

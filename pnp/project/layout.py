@@ -492,7 +492,8 @@ def fields_read(env: ImmutableSandboxedEnvironment, source: str, expression: boo
         ):
             names.add(getitem.arg.value)
     assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
-    return names - assigned - CONTEXT_NAMES
+    assigned |= {macro.name for macro in ast.find_all(nodes.Macro)}  # the template's own macros
+    return names - assigned - CONTEXT_NAMES - set(env.globals)  # and Jinja's: namespace, lipsum...
 
 
 def check_layouts(

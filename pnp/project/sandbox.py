@@ -1,59 +1,268 @@
 """The layout template sandbox, with bounded work (see pnp.core.limits for the limits).
 
 Jinja's sandbox stops templates from reaching Python internals, not from working forever:
-`{{ 'x' * 10**9 }}`, `{{ 10**10**8 }}` or nested loops over `range(100000)` would hang a build.
-Here `*` and `**` may not build huge values, a render may not produce more than
-`template-output` characters, and may not run longer than `template-seconds` (checked by a
-SIGALRM handler every quarter second, in the main thread on platforms that have setitimer).
+`{{ 'x' * 10**9 }}`, `{{ 'x'|center(10**9) }}`, `{{ '%99999999s' % x }}`, `{{ 10**10**8 }}` or
+nested loops over `range(100000)` would hang a build or exhaust the machine. Here every operation
+that can build a value larger than its inputs (repetition, `+`, `~`, `%` and `str.format`, the
+filters and string methods with a width or a count, `join`, `replace`, `lipsum`, a macro's or a
+block's output) is checked before it runs: no value a template builds may be longer than
+`template-output` characters (or items), a number may not have more than 1000 digits, and one
+render may build at most WORK_FACTOR times `template-output` characters in all (so a loop of
+allowed values cannot add up). A render may not run longer than `template-seconds` (checked by
+a SIGALRM handler every quarter second, in the main thread on platforms that have setitimer)
+nor recurse deeper than Python can. Over a limit, LimitExceeded, which the stages report as a
+located template error.
 """
 
 from __future__ import annotations
 
 import atexit
-import math
+import re
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import update_wrapper, wraps
+from inspect import signature
+from types import BuiltinMethodType, MethodType
 from typing import Any
 
-from jinja2 import Template, TemplateError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2 import Template, TemplateError, TemplateRuntimeError, TemplateSyntaxError
+from jinja2.environment import TemplateExpression
+from jinja2.sandbox import ImmutableSandboxedEnvironment, SandboxedFormatter
+from markupsafe import EscapeFormatter, Markup
 
 from pnp.core.limits import current, exceeded
+from pnp.project.templatework import (
+    FILTER_CHECKS,
+    MAX_DIGITS,
+    METHOD_CHECKS,
+    UNSAFE_METHODS,
+    field_size,
+    percent_size,
+    size_of,
+)
+
+LONG_NUMBER = re.compile(rf"\d(?:_?\d){{{MAX_DIGITS},}}")
+WORK_FACTOR = 100  # one render may build at most this many times template-output characters in all
 
 
 class LimitExceeded(TemplateError):
     """A template went over a limit (raised inside the sandbox, reported as a layout problem)."""
 
 
-class BoundedSandbox(ImmutableSandboxedEnvironment):
-    """The layout sandbox, with bounded work: `*` and `**` may not build huge values, a render
-    may not produce more than `template_output` characters or run longer than `template_seconds`.
-    """
+def too_big(size: int, what: str) -> None:
+    """Raise LimitExceeded if a value of `size` characters (or items) is over template-output;
+    else count it towards the render's work."""
+    limits = current()
+    if size > limits.template_output:
+        raise LimitExceeded(exceeded("template_output", f"{what} would make a value of {size:,} characters or items"))
+    if _started[0] is not None:
+        _spent[0] += size
+        if _spent[0] > WORK_FACTOR * limits.template_output:
+            what = f"the template builds more than {WORK_FACTOR} times its output limit in all"
+            raise LimitExceeded(exceeded("template_output", what))
 
-    intercepted_binops = frozenset(["*", "**"])
+
+def _check_size(value: Any, what: str) -> None:
+    too_big(size_of(value, current().template_output + 1), what)
+
+
+class BoundedFormatter(SandboxedFormatter):
+    """`str.format` in the sandbox: every field's width, precision and value counted first."""
+
+    def vformat(self, format_string: str, args: Any, kwargs: Any) -> str:
+        self.total = len(format_string)
+        return super().vformat(format_string, args, kwargs)
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        self.total += field_size(value, format_spec, current().template_output + 1)
+        too_big(self.total, "this format")
+        return super().format_field(value, format_spec)
+
+
+class BoundedEscapeFormatter(BoundedFormatter, EscapeFormatter):
+    """`Markup.format` in the sandbox (a value of the `escape` filter), counted the same way."""
+
+
+def _bounded_format(env: Any, owner: str, name: str) -> Callable[..., str]:
+    formatter = BoundedEscapeFormatter(env, escape=owner.escape) if isinstance(owner, Markup) else BoundedFormatter(env)
+
+    def bounded(*args: Any, **kwargs: Any) -> str:
+        if name == "format_map":
+            if len(args) != 1 or kwargs:
+                raise TypeError("format_map() takes exactly one argument")
+            return type(owner)(formatter.vformat(owner, (), args[0]))
+        return type(owner)(formatter.vformat(owner, args, kwargs))
+
+    return bounded
+
+
+class BoundedSandbox(ImmutableSandboxedEnvironment):
+    """The layout sandbox, with bounded work (see the module's docstring)."""
+
+    intercepted_binops = frozenset(["*", "**", "+", "%"])
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.finalize = _finalize
+        lipsum: Any = self.globals["lipsum"]
+        self.globals["lipsum"] = bounded_filter("lipsum", lipsum)
+
+    def preprocess(self, source: str, name: str | None = None, filename: str | None = None) -> str:
+        """A number written with more digits than MAX_DIGITS is a syntax error (Python would not
+        even read one of 4300 digits)."""
+        long = LONG_NUMBER.search(source)
+        if long is not None:
+            line = source.count("\n", 0, long.start()) + 1
+            raise TemplateSyntaxError(f"a number of more than {MAX_DIGITS} digits", line, name, filename)
+        return super().preprocess(source, name, filename)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "filters" and isinstance(value, dict):  # filters added later are bounded too
+            value = _BoundedFilters(value)
+        super().__setattr__(name, value)
+
+    @staticmethod
+    def concat(pieces: Any) -> str:
+        """A macro's, a `{% set %}` block's or a `{% filter %}` block's output, counted first."""
+        pieces = list(pieces)
+        too_big(sum(map(len, pieces)), "this block's output")
+        return "".join(pieces)
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
-        cap = current().template_output
-        digits = right * math.log10(abs(left)) if operator == "**" and _ints(left, right) and abs(left) > 1 else 0
-        if digits > 1000:
-            raise LimitExceeded(exceeded("template_output", f"{left} ** {right} has over 1000 digits"))
-        if operator == "*":
+        cap = current().template_output + 1
+        if operator == "**" and _ints(left, right) and abs(left) > 1 and right > 0:
+            if right * (abs(left).bit_length() - 1) > MAX_DIGITS * 3.33:
+                raise LimitExceeded(exceeded("template_output", f"{left} ** {right} has over {MAX_DIGITS} digits"))
+        elif operator == "*" and _ints(left, right):
+            if abs(left).bit_length() + abs(right).bit_length() > MAX_DIGITS * 3.33:
+                raise LimitExceeded(exceeded("template_output", f"this product has over {MAX_DIGITS} digits"))
+        elif operator == "*":
             for sequence, times in ((left, right), (right, left)):
-                if isinstance(sequence, (str, list, tuple)) and _ints(times) and len(sequence) * times > cap:
-                    raise LimitExceeded(exceeded("template_output", f"a repetition of {len(sequence) * times} items"))
+                if isinstance(sequence, (str, bytes, list, tuple)) and _ints(times) and times > 0:
+                    too_big(size_of(sequence, cap) * times, "this repetition")
+        elif operator == "+" and isinstance(left, (str, bytes, list, tuple)) and type(left) is type(right):
+            too_big(size_of(left, cap) + size_of(right, cap), "this sum")
+        elif operator == "%" and isinstance(left, str):
+            too_big(percent_size(left, right, cap), "this % format")
         return super().call_binop(context, operator, left, right)
 
+    def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
+        if isinstance(obj, (str, bytes, int)) and attr in UNSAFE_METHODS:
+            return False
+        return super().is_safe_attribute(obj, attr, value)
 
-def bounded_render(chunks: Iterator[str]) -> str:
-    """Join a template's output chunks, within the output and time limits."""
-    limits = current()
+    def wrap_str_format(self, value: Any) -> Callable[..., Any] | None:
+        """Bound methods that can build a large value (`str.format`, `center`, `join`, `replace`...),
+        wrapped when they are looked up (so also when called without `call`): counted first."""
+        if not isinstance(value, (MethodType, BuiltinMethodType)):
+            return None
+        owner, name = value.__self__, value.__name__
+        if isinstance(owner, str) and name in ("format", "format_map"):
+            return _bounded_format(self, owner, name)
+        check = METHOD_CHECKS.get(name) if isinstance(owner, (str, bytes, int)) else None
+        if check is None:
+            return None
+
+        def bounded(*args: Any, **kwargs: Any) -> Any:
+            arguments = list(args)
+            too_big(check(owner, arguments, kwargs, current().template_output + 1), f"{name}()")
+            return value(*arguments, **kwargs)
+
+        return update_wrapper(bounded, value)
+
+    def compile_expression(self, source: str, undefined_to_none: bool = True) -> TemplateExpression:
+        expression = super().compile_expression(source, undefined_to_none)
+        return BoundedExpression(expression._template, undefined_to_none)  # noqa: SLF001 - Jinja's own field
+
+
+class _BoundedFilters(dict[str, Any]):
+    """The filters of a BoundedSandbox: each one bounded when it is added."""
+
+    def __init__(self, filters: dict[str, Any]) -> None:
+        super().__init__({name: bounded_filter(name, function) for name, function in filters.items()})
+
+    def __setitem__(self, name: str, function: Any) -> None:
+        super().__setitem__(name, bounded_filter(name, function))
+
+
+PASSED = (["context"], ["eval_ctx"], ["environment"], ["env"])
+
+
+def bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` (a filter, or a global such as lipsum) with its arguments checked first (see
+    FILTER_CHECKS) and its result counted."""
+    if getattr(function, "bounded", False):
+        return function
+    check = FILTER_CHECKS.get(name)
+    parameters = list(signature(function).parameters)
+    # Jinja passes a filter marked pass_context (...) its context first; an async variant's
+    # signature does not show it
+    hidden = getattr(function, "jinja_pass_arg", None) is not None and parameters[:1] not in PASSED
+
+    @wraps(function)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if check is not None:
+            lead, rest = (args[:1], args[1:]) if hidden else ((), args)
+            bound = signature(function).bind(*rest, **kwargs)
+            bound.apply_defaults()
+            too_big(check(bound.arguments, current().template_output + 1), f"the {name} filter")
+            args, kwargs = (*lead, *bound.args), bound.kwargs  # an iterable the check read is given as a list
+        result = function(*args, **kwargs)
+        if isinstance(result, (str, bytes, list, tuple)):
+            too_big(len(result), f"the {name} filter")
+        return result
+
+    bounded.bounded = True  # type: ignore[attr-defined]
+    return bounded
+
+
+def _finalize(value: Any) -> Any:
+    """Each `{{ ... }}` output: measured before it is turned into text."""
+    _check_size(value, "this output")
+    return value
+
+
+def _join(pieces: Any) -> str:
+    """`a ~ b`: measured before it is turned into text."""
+    pieces = list(pieces)
+    too_big(sum(size_of(piece, current().template_output + 1) for piece in pieces), "this ~ join")
+    return "".join(map(str, pieces))
+
+
+def _ints(*values: Any) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+@contextmanager
+def rendering() -> Iterator[None]:
+    """A render in progress: its start (for the time limit) and its work, unless nested in
+    another render (whose start and work count)."""
     outer = _started[0]
-    if outer is None:  # not nested in another render (whose start counts)
+    if outer is None:
+        _spent[0] = 0
         _started[0] = time.monotonic()  # first: a tick that finds no render disarms the watch
         _watch()
     try:
+        yield
+    except RecursionError:
+        raise LimitExceeded(
+            "the template calls itself too deeply (a macro or a recursive loop without an end)"
+        ) from None
+    except MemoryError:
+        raise LimitExceeded(exceeded("template_output", "the template ran out of memory")) from None
+    except (AssertionError, RuntimeError) as err:  # a filter's own check (`truncate` shorter than its end)
+        raise TemplateRuntimeError(f"{type(err).__name__}: {err}") from None
+    finally:
+        _started[0] = outer
+
+
+def bounded_render(chunks: Iterator[str]) -> str:
+    """Join a template's output chunks, within the output, work and time limits."""
+    limits = current()
+    with rendering():
         size = 0
         out: list[str] = []
         for chunk in chunks:
@@ -62,16 +271,19 @@ def bounded_render(chunks: Iterator[str]) -> str:
                 raise LimitExceeded(exceeded("template_output", "the template's output is too long"))
             out.append(chunk)
         return "".join(out)
-    finally:
-        _started[0] = outer
-
-
-def _ints(*values: Any) -> bool:
-    return all(isinstance(v, int) and not isinstance(v, bool) for v in values)
 
 
 class BoundedTemplate(Template):
-    """A template whose render goes through `bounded_render`."""
+    """A template whose render goes through `bounded_render`, and whose `~` is measured."""
+
+    @classmethod
+    def from_code(cls, environment: Any, code: Any, globals: Any, uptodate: Any = None) -> Template:  # noqa: A002
+        namespace = {"environment": environment, "__file__": code.co_filename}
+        exec(code, namespace)  # noqa: S102 - what Jinja's own from_code does, on code Jinja compiled
+        namespace["str_join"] = namespace["markup_join"] = _join
+        template = cls._from_namespace(environment, namespace, globals)
+        template._uptodate = uptodate  # noqa: SLF001 - Jinja's own field
+        return template
 
     def render(self, *args: Any, **kwargs: Any) -> str:
         context = self.new_context(dict(*args, **kwargs))
@@ -82,9 +294,18 @@ class BoundedTemplate(Template):
             raise
 
 
+class BoundedExpression(TemplateExpression):
+    """A compiled expression (`compile_expression`) run within the render limits."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with rendering():
+            return super().__call__(*args, **kwargs)
+
+
 BoundedSandbox.template_class = BoundedTemplate
 
 _started: list[float | None] = [None]  # when the render in progress began
+_spent = [0]  # characters and items the render in progress has built
 WATCH_INTERVAL = 0.25  # seconds between looks at the render in progress
 
 

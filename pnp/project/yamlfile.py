@@ -4,6 +4,7 @@ aliases and merge keys (`<<: *defaults`, own keys override merged ones) are YAML
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,11 @@ def load_yaml(path: Path, display: str, max_bytes: int, root: Path | None, recor
         )
         at = _offset(text, mark.line, mark.column)
         return YamlFile(path, display, raw, [], False, [Finding("json-syntax", message, offset=at)])
+    except NonFinite as found:
+        mark = found.node.start_mark
+        message = f"{found.node.value} is {found.what}, not a number JSON can hold; use a number, or null for no value"
+        at = _offset(text, mark.line, mark.column)
+        return YamlFile(path, display, raw, [], False, [Finding("non-finite-number", message, offset=at)])
     except RecursionError:
         message = "YAML syntax: nested too deeply to read; flatten the structure"
         return YamlFile(path, display, raw, [], False, [Finding("json-syntax", message, offset=0)])
@@ -148,6 +154,15 @@ MAX_DEPTH = 100  # records and layouts need a few levels; deeper ones break late
 
 
 _IN_PROGRESS = (-1, -1)
+
+
+class NonFinite(Exception):
+    """A YAML .nan or .inf: no JSON number, so no record value."""
+
+    def __init__(self, node: Any, what: str) -> None:
+        super().__init__(what)
+        self.node = node
+        self.what = what
 
 
 class RecursiveAlias(Exception):
@@ -189,6 +204,23 @@ class _Loader(yaml.SafeLoader):  # type: ignore[misc]
     def construct_yaml_timestamp(self, node: Any) -> Any:
         return self.construct_scalar(node)
 
+    def construct_yaml_int(self, node: Any) -> Any:
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # thousands of digits: Python refuses to read them (and no float holds them)
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                "number is too large for any JSON reader (over 1.8e308); write a smaller number",
+                node.start_mark,
+            ) from None
+
+    def construct_yaml_float(self, node: Any) -> Any:
+        value = super().construct_yaml_float(node)
+        if not math.isfinite(value):  # .nan, .inf: no JSON number (orjson would write null)
+            raise NonFinite(node, "NaN" if math.isnan(value) else "infinity")
+        return value
+
     def construct_yaml_binary(self, node: Any) -> Any:
         raise yaml.constructor.ConstructorError(
             None, None, "a binary value (!!binary) has no JSON form; write text instead", node.start_mark
@@ -197,6 +229,8 @@ class _Loader(yaml.SafeLoader):  # type: ignore[misc]
 
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _Loader.construct_yaml_timestamp)
 _Loader.add_constructor("tag:yaml.org,2002:binary", _Loader.construct_yaml_binary)
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
 
 
 def _offset(text: str, line: int, column: int) -> int:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.core.paths import image_problem
+from pnp.core.paths import asset_code, image_problem, project_file, svg_problem
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.records import RecordFile, load_file
@@ -72,15 +72,13 @@ def _icon_images(project: Project, data: Any) -> Iterator[Finding]:
         if not isinstance(image, str) or not image:
             continue
         pointer = f"/icons/{name}/image"
-        path = (project.root / image).resolve()
-        if not path.is_relative_to(project.root.resolve()):
-            yield Finding("asset-outside-project", f"icon {name!r}: image {image!r} is outside the project", pointer)
-        elif not path.is_file():
-            yield Finding("missing-asset", f"icon {name!r}: image {image!r} does not exist", pointer)
+        path, problem = project_file(project.root, image)
+        if problem or path is None:
+            yield Finding(asset_code(problem), f"icon {name!r}: image {image!r} {problem}", pointer)
         elif path.suffix.lower() not in (".svg", ".png", ".jpg", ".jpeg"):
             yield Finding("icons-error", f"icon {name!r}: image {image!r} is not an SVG, PNG or JPEG file", pointer)
-        elif path.suffix.lower() != ".svg" and (problem := image_problem(path)):  # as pnp build finds it
-            yield Finding("bad-asset", f"icon {name!r}: image {image!r} {problem}", pointer)
+        elif problem := (svg_problem(path, project.root) if path.suffix.lower() == ".svg" else image_problem(path)):
+            yield Finding("bad-asset", f"icon {name!r}: image {image!r} {problem}", pointer)  # build draws the disc
 
 
 def no_layouts(loaded: LoadedProject, findings: Iterable[Located]) -> Iterator[Located]:

@@ -83,6 +83,8 @@ def _uri(file: str) -> str:
         path.encode("utf-8")
     except UnicodeEncodeError:
         return quote(os.fsencode(path), safe="/")
+    if ":" in path:  # `x.json:1:1: error[y]: z` would read as a URI scheme, or a place of its own
+        return quote(path, safe="/")
     return path
 
 

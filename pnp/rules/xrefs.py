@@ -376,6 +376,10 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
     except OSError as err:
         return Finding("bad-asset", f"{asset} {value!r} cannot be read: {err.strerror}", pointer)
     magic = IMAGE_MAGIC if asset == "image" else FONT_MAGIC
+    if asset != "image" and head.startswith(b"ttcf"):
+        return Finding(
+            "bad-asset", f"{value!r} is a font collection (TTC); name a single .ttf or .otf font of it instead", pointer
+        )
     if not head.startswith(magic):
         wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
         return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)

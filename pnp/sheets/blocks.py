@@ -17,7 +17,7 @@ from reportlab.lib.units import mm
 from reportlab.platypus import CondPageBreak, Flowable, Image, PageBreak, Paragraph, Table, TableStyle
 from reportlab.platypus.tableofcontents import TableOfContents
 
-from pnp.core.paths import image_problem
+from pnp.core.paths import image_problem, project_file
 from pnp.core.problems import Finding
 from pnp.drawing.render import Icon, parse_markup
 from pnp.project.sheetfiles import SheetFile
@@ -402,9 +402,9 @@ def image(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     src = d.text(sheet, pointer + "/src", block["src"], scope)
     if not src:
         return []
-    path = (d.root / src).resolve()
-    if not path.is_relative_to(d.root) or not path.is_file():
-        d.fail(sheet, pointer + "/src", scope, f"image {src!r} is no file inside the project")
+    path, problem = project_file(d.root, src)
+    if problem or path is None:
+        d.fail(sheet, pointer + "/src", scope, f"image {src!r} {problem}; name an image file inside the project")
         return []
     broken = image_problem(path)  # a decompression bomb or a corrupt file: never handed to the decoder
     if broken:
