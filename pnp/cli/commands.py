@@ -201,6 +201,11 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     help="Build a translation into output/LANG/ (repeatable; 'all': every one of [build] languages).",
 )
 @click.option("--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing.")
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="On errors, build all the same, leaving out the records with parse or schema errors (a proof; exit status 1).",
+)
 @project_option
 def build(
     kinds: tuple[str, ...],
@@ -211,6 +216,7 @@ def build(
     fmt: str,
     langs: tuple[str, ...],
     fallback: bool,
+    keep_going: bool,
     project_dir: Path | None,
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
@@ -234,6 +240,7 @@ def build(
         force=force,
         progress=True,
         fallback=fallback,
+        keep_going=keep_going,
     )
     runs = language_runs(project, langs, fallback)
     if len(runs) > 1:  # one build per language, each reported as if run alone
@@ -268,11 +275,13 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
     if fell_back:
         source = project.languages[0] if project.languages else "the source language"
         click.echo(f"pnp build{label}: {fell_back} text{'s' if fell_back != 1 else ''} fell back to {source}", err=True)
-    click.echo(
-        f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date"
-        + (" (stopped: fix the errors above; previous outputs are untouched)" if result.exit_code else ""),
-        err=True,
-    )
+    if not result.exit_code:
+        note = ""
+    elif options.keep_going:
+        note = " (--keep-going: records with the errors above are left out; fix them and build again)"
+    else:
+        note = " (stopped: fix the errors above; previous outputs are untouched)"
+    click.echo(f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date{note}", err=True)
     return result.exit_code
 
 
