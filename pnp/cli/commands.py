@@ -1,4 +1,4 @@
-"""Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`,
+"""Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp adopt`, `pnp build`, `pnp export`,
 `pnp translate`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage, configuration or environment
@@ -111,6 +111,38 @@ def new(path: Path, name: str | None) -> None:
     directory, title = new_project_target(path, name)
     created = scaffold(directory, title)
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=".")
+def adopt(directory: Path) -> None:
+    """Write a starting pnp.toml for an existing card-data repository (DIRECTORY, default here):
+    kinds, schemas, id fields and references guessed from its files, each with its reason, for
+    you to review (docs/adopting.md). Nothing else is written; an existing pnp.toml is kept."""
+    from pnp.outputs.adopt import adopt as guess_kinds
+
+    if not directory.is_dir():
+        raise ConfigError(f"{directory}: no such folder")
+    target = directory / "pnp.toml"
+    if target.exists() or target.is_symlink():
+        raise ConfigError(f"{target}: already exists; pnp adopt never overwrites it (remove it to start again)")
+    text, guesses, notes = guess_kinds(directory)
+    if not guesses:
+        raise ConfigError(f"{directory}: no record files found (JSON or YAML arrays of objects); nothing to adopt")
+    for guess in guesses:
+        click.echo(f"{guess.name}: {', '.join(guess.files)}", err=True)
+        for reason in guess.reasons:
+            click.echo(f"  {reason}", err=True)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    try:
+        with target.open("x", encoding="utf-8", newline="\n") as handle:  # never over a file made meanwhile
+            handle.write(text)
+    except FileExistsError:
+        raise ConfigError(f"{target}: already exists; pnp adopt never overwrites it") from None
+    except OSError as err:
+        raise ConfigError(f"{target}: cannot write it: {err.strerror or err}") from None
+    click.echo(f"wrote {target} ({len(guesses)} kinds); review it, then: pnp check", err=True)
 
 
 @cli.command("init-schema")
