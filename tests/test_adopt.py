@@ -378,3 +378,25 @@ def test_adopt_in_a_folder_without_records_is_a_configuration_error(tmp_path: Pa
     done = pnp(write(tmp_path, {"package.json": {"name": "x"}}), "adopt")
     assert done.returncode == 2 and "no record files found" in done.stderr, done.stderr
     assert not (tmp_path / "pnp.toml").exists()
+
+
+def test_adopt_reads_nothing_outside_and_notes_what_it_cannot_read(tmp_path: Path) -> None:
+    outside = write(tmp_path / "outside", {"secret.json": [{"code": "s1"}, {"code": "s2"}]})
+    root = write(
+        tmp_path / "data",
+        {
+            "units.json": [{"code": "u1", "name": "A"}, {"code": "u2", "name": "B"}],
+            "broken.yaml": "- code: [unclosed\n",
+            "mkdocs.yml": "site_name: x\n",
+            "node_modules/dep/list.json": [{"code": "n1"}],
+        },
+    )
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    done = pnp(root, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: broken.yaml: not inspected (YAML syntax" in done.stderr
+    assert "Traceback" not in done.stderr
+    kinds = kinds_of(root / "pnp.toml")
+    assert list(kinds) == ["unit"], kinds
+    checked = pnp(root, "check", "--no-render")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

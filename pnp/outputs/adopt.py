@@ -19,6 +19,7 @@ Every guess comes with its reason, printed and written beside it as a comment.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -76,24 +77,19 @@ def _scan(root: Path, notes: list[str]) -> tuple[dict[str, Any], dict[str, list[
     """(schema path -> schema, record file path -> records), paths relative to `root`, POSIX."""
     schemas: dict[str, Any] = {}
     data: dict[str, list[dict[str, Any]]] = {}
-    for path in sorted(root.rglob("*")):
+    paths: list[Path] = []
+    for folder, folders, names in os.walk(root):  # links are not followed: nothing outside is read
+        folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS)
+        paths.extend(Path(folder) / name for name in names)
+    for path in sorted(paths):
         relative = path.relative_to(root)
-        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.parts[:-1]):
-            continue
         if path.name.startswith(".") or path.is_symlink() or not path.is_file():
             continue
-        if path.suffix not in (".json", ".yaml", ".yml") or path.name == "pnp.toml":
+        if path.suffix not in (".json", ".yaml", ".yml"):
             continue
-        if path.stat().st_size > MAX_BYTES:
-            notes.append(f"{relative.as_posix()}: over {MAX_BYTES // 2**20} MB, not inspected")
-            continue
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-            value = json.loads(text) if path.suffix == ".json" else _yaml(text)
-        except (OSError, UnicodeDecodeError, ValueError) as err:
-            notes.append(
-                f"{relative.as_posix()}: not read ({type(err).__name__}); pnp check will say why if it is records"
-            )
+        value, problem = _read(path, root)
+        if problem:
+            notes.append(f"{relative.as_posix()}: not inspected ({problem}); pnp check says more if it holds records")
             continue
         name = relative.as_posix()
         if _is_schema(relative, value):
@@ -103,13 +99,26 @@ def _scan(root: Path, notes: list[str]) -> tuple[dict[str, Any], dict[str, list[
     return schemas, data
 
 
-def _yaml(text: str) -> Any:
-    import yaml
+def _read(path: Path, root: Path) -> tuple[Any, str]:
+    """A JSON or YAML file's value, read as pnp check reads it (a regular file, bounded YAML
+    aliases, no duplicate keys), or why not."""
+    from pnp.core.paths import RefusedFile, read_regular
+    from pnp.project.jsonfile import parse_bytes
+    from pnp.project.yamlfile import load_yaml
 
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise ValueError(str(err)) from None
+    if path.suffix == ".json":
+        try:
+            parsed = parse_bytes(read_regular(path, MAX_BYTES, root))
+        except RefusedFile as refused:
+            return None, refused.message
+        if not parsed.ok or parsed.data is None:
+            return None, parsed.findings[0].message if parsed.findings else "not JSON"
+        return parsed.data, ""
+    loaded = load_yaml(path, path.name, MAX_BYTES, root, records=True)
+    errors = [f.message for f in loaded.findings if f.code not in ("not-a-record", "empty-file")]
+    if errors:
+        return None, errors[0]
+    return (loaded.records, "") if loaded.is_array else (None, "")  # a mapping (mkdocs.yml): no records
 
 
 def _is_schema(relative: Path, value: Any) -> bool:
