@@ -400,3 +400,39 @@ def test_adopt_reads_nothing_outside_and_notes_what_it_cannot_read(tmp_path: Pat
     assert list(kinds) == ["unit"], kinds
     checked = pnp(root, "check", "--no-render")
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_adopt_one_record_per_file_with_a_schema_reaching_a_sibling(tmp_path: Path) -> None:
+    """Heroes one per file under data/heroes/, keyed by `slug`; their schema $refs a sibling
+    under a web $id (resolved among the repository's own schemas, offline); teams keyed by `number`."""
+    common = {"$id": "https://example.org/schemas/common.json", "$defs": {"slug": {"type": "string"}}}
+    hero = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.org/schemas/hero.json",
+        "type": "object",
+        "required": ["slug", "team_id"],
+        "properties": {"slug": {"$ref": "common.json#/$defs/slug"}, "team_id": {"type": "integer"}},
+    }
+    root = write(
+        tmp_path / "heroes-repo",
+        {
+            "schemas/common.json": common,
+            "schemas/hero.json": hero,
+            "data/teams.json": [{"number": 1, "name": "Red"}, {"number": 2, "name": "Blue"}],
+            "data/heroes/ann.json": {"slug": "ann", "team_id": 1},
+            "data/heroes/bob.json": {"slug": "bob", "team_id": 2},
+            "data/heroes/cid.json": {"slug": "cid", "team_id": 2},
+        },
+    )
+    done = pnp(root, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    kinds = kinds_of(root / "pnp.toml")
+    assert kinds["hero"] == {
+        "files": ["data/heroes/*.json"],
+        "id": "slug",
+        "schema": "schemas/hero.json",
+        "refs": {"team_id": "team"},
+    }, kinds
+    assert kinds["team"]["card"] is False and kinds["team"]["id"] == "number"
+    checked = pnp(root, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

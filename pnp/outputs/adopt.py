@@ -2,13 +2,14 @@
 
 It reads the repository and writes one file, pnp.toml, for a person to review (docs/adopting.md):
 
-- record files: JSON or YAML arrays of objects (one object is a settings file, a package.json:
-  not records); files of one folder below the root make one kind, a file at the root one kind;
+- record files: JSON or YAML arrays of objects, and the one-object files of a folder below the
+  root that share an id-like field (one object elsewhere is a settings file, a package.json: not
+  records); files of one folder below the root make one kind, a file at the root one kind;
 - schemas: `*_schema.json`, `*.schema.json` and any JSON under a `schema/` or `schemas/` folder;
   each kind gets the schema most of its records pass (a schema of a whole file, an array, is
   tried on each record as a one-item array), a name match breaking ties;
 - the id field: a field every record has, with unique strings or integers, `code`, `id` or
-  `key` first;
+  `key` first, then names such as `slug`, `number`, `*_id`;
 - references: fields named `<x>_code` or `<x>_id` whose values are, nearly all, ids of another
   kind (a few dangling ones are what `pnp check` is for);
 - `card = false` for lookup kinds: kinds other kinds refer to.
@@ -22,12 +23,15 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 SKIPPED_FOLDERS = {"node_modules", "output", "dist", "build", "vendor", "__pycache__", "venv", ".venv"}
 PREFERRED_IDS = ("code", "id", "key")
+ID_LIKE = re.compile(r"(^|_)(id|code|key|slug|uuid|number|no)$", re.IGNORECASE)  # next, before any other field
+RECORD_KEYWORDS = ("type", "properties", "required", "items", "$ref", "allOf", "anyOf", "oneOf", "enum", "const")
 REF_SHARE = 0.8  # references: at least this share of a field's values are ids of the kind (a few dangle)
 MAX_BYTES = 64 * 1024 * 1024  # a file larger than this is not inspected
 
@@ -53,8 +57,9 @@ def adopt(root: Path) -> tuple[str, list[Guess], list[str]]:
     prefix = re.sub(r"[^a-z0-9]+", "-", root.resolve().name.lower()).strip("-") or "game"
     guesses = _group(data, set(schemas), prefix, root)
     taken: set[str] = set()
+    retrieve = _retriever(root, schemas)
     for guess in guesses:
-        _match_schema(root, guess, schemas, prefix, taken)
+        _match_schema(root, guess, schemas, prefix, taken, retrieve)
     seen: Counter[str] = Counter()
     for guess in guesses:  # two kinds of one name (two files matching one schema): numbered
         seen[guess.name] += 1
@@ -69,14 +74,17 @@ def adopt(root: Path) -> tuple[str, list[Guess], list[str]]:
             guess.reasons.append("card = false: other kinds refer to it (a lookup table, printed on sheets)")
     unused = sorted(set(schemas) - taken)
     if unused:
-        notes.append(f"schemas no kind's records pass: {', '.join(unused)}")
+        notes.append(f"schemas given to no kind (definitions, or no kind's records pass them): {', '.join(unused)}")
     return _toml(root.resolve().name, guesses), guesses, notes
 
 
 def _scan(root: Path, notes: list[str]) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
-    """(schema path -> schema, record file path -> records), paths relative to `root`, POSIX."""
+    """(schema path -> schema, record file path -> records), paths relative to `root`, POSIX.
+    Records: arrays of objects, and one-record files: the objects of a folder below the root
+    (two or more, no arrays beside them) that share a field with unique values (an id)."""
     schemas: dict[str, Any] = {}
     data: dict[str, list[dict[str, Any]]] = {}
+    objects: dict[str, dict[str, dict[str, Any]]] = {}  # folder -> file -> object
     paths: list[Path] = []
     for folder, folders, names in os.walk(root):  # links are not followed: nothing outside is read
         folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in SKIPPED_FOLDERS)
@@ -96,6 +104,12 @@ def _scan(root: Path, notes: list[str]) -> tuple[dict[str, Any], dict[str, list[
             schemas[name] = value
         elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
             data[name] = value
+        elif isinstance(value, dict) and "/" in name:
+            objects.setdefault(name.rpartition("/")[0], {})[name] = value
+    array_folders = {name.rpartition("/")[0] for name in data}
+    for folder, found in objects.items():
+        if len(found) > 1 and folder not in array_folders and _id_candidates(list(found.values())):
+            data.update((name, [record]) for name, record in found.items())
     return schemas, data
 
 
@@ -173,12 +187,39 @@ def _schema_stem(name: str) -> str:
     return _singular(stem)
 
 
-def _match_schema(root: Path, guess: Guess, schemas: dict[str, Any], prefix: str, taken: set[str]) -> None:
+def _retriever(root: Path, schemas: dict[str, Any]) -> Callable[[str], Any]:
+    """$refs between the repository's schemas, by file or by `$id`, offline: a $ref to anything
+    else fails (the schema is then not proposed)."""
+    by_uri: dict[str, Any] = {}
+    by_name: dict[str, list[Any]] = {}
+    for name, schema in schemas.items():
+        by_uri[(root / name).resolve().as_uri()] = schema
+        if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
+            by_uri.setdefault(schema["$id"].partition("#")[0], schema)
+        by_name.setdefault(name.rpartition("/")[2], []).append(schema)
+
+    def retrieve(uri: str) -> Any:
+        base = uri.partition("#")[0]
+        if base in by_uri:
+            return by_uri[base]
+        same_name = by_name.get(base.rpartition("/")[2], [])
+        if len(same_name) == 1:  # a sibling named under a web $id that it does not declare
+            return same_name[0]
+        raise ValueError(f"{uri}: not a schema of this repository")
+
+    return retrieve
+
+
+def _match_schema(
+    root: Path, guess: Guess, schemas: dict[str, Any], prefix: str, taken: set[str], retrieve: Callable[[str], Any]
+) -> None:
     """The schema most of the kind's records pass; a schema's name then names the kind."""
     scored: list[tuple[float, bool, str]] = []
     short = guess.name.partition(".")[2]
     for name, schema in schemas.items():
-        share = _share_valid(root / name, schema, guess.records)
+        if not isinstance(schema, dict) or not any(key in schema for key in RECORD_KEYWORDS):
+            continue  # definitions only (a common.json of $defs): it passes anything
+        share = _share_valid(root / name, schema, guess.records, retrieve)
         if share is not None and share >= 0.5:
             scored.append((share, _schema_stem(name) == short, name))
     if not scored:
@@ -191,13 +232,15 @@ def _match_schema(root: Path, guess: Guess, schemas: dict[str, Any], prefix: str
     guess.reasons.append(f"schema: {best} ({share:.0%} of its records pass it); the kind is named after it")
 
 
-def _share_valid(path: Path, schema: Any, records: list[dict[str, Any]]) -> float | None:
+def _share_valid(
+    path: Path, schema: Any, records: list[dict[str, Any]], retrieve: Callable[[str], Any]
+) -> float | None:
     """The share of `records` valid against `schema` (an array schema: each record as a one-item
     array); None where the schema cannot be used offline (a $ref to another file, a bad schema)."""
     import jsonschema_rs
 
     try:
-        validator = jsonschema_rs.validator_for(schema)
+        validator = jsonschema_rs.validator_for(schema, retriever=retrieve, base_uri=path.resolve().as_uri())
     except Exception:  # noqa: BLE001 - a schema this guess cannot compile is not proposed
         return None
     whole_file = schema.get("type") == "array" if isinstance(schema, dict) else False
@@ -206,6 +249,19 @@ def _share_valid(path: Path, schema: Any, records: list[dict[str, Any]]) -> floa
     except Exception:  # noqa: BLE001 - an unresolvable reference while validating
         return None
     return valid / len(records) if records else None
+
+
+def _id_candidates(records: list[dict[str, Any]]) -> list[str]:
+    """Fields every record has, with unique strings or integers."""
+    common = set.intersection(*(set(r) for r in records)) if records else set()
+    found = []
+    for name in sorted(common):
+        values = [r[name] for r in records]
+        if all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values) and len(set(values)) == len(
+            values
+        ):
+            found.append(name)
+    return found
 
 
 def _guess_id(guess: Guess) -> None:
@@ -222,7 +278,7 @@ def _guess_id(guess: Guess) -> None:
             repeats[name] = len(values) - len(set(values))
     few = max(1, len(records) // 20)  # a preferred name may repeat a few values: those are mistakes
     preferred = [n for n in PREFERRED_IDS if repeats.get(n, few + 1) <= few]
-    unique = sorted(n for n, count in repeats.items() if count == 0)
+    unique = sorted((n for n, count in repeats.items() if count == 0), key=lambda n: (not ID_LIKE.search(n), n))
     chosen: str | None = (preferred or unique or [""])[0] or None
     guess.id = chosen
     if chosen is None:
