@@ -283,3 +283,156 @@ def test_a_changed_catalog_checks_the_whole_project(tmp_path: Path) -> None:
     (tmp_path / "schemas").mkdir()
     (plan,) = plan_checks([tmp_path / "translations" / "de.po"])
     assert plan.whole
+
+
+@pytest.fixture
+def bare(tmp_path: Path) -> Path:
+    """The fixture without its pnp.toml, committed to a fresh git repository: what `pnp adopt` meets."""
+    target = shutil.copytree(REPO, tmp_path / "repo", ignore=shutil.ignore_patterns("output", "pnp.toml"))
+    git(target, "init", "-q")
+    git(target, "add", "-A")
+    git(target, "commit", "-qm", "card data")
+    return target
+
+
+def kinds_of(path: Path) -> dict[str, dict[str, object]]:
+    """[kinds] of a pnp.toml, each kind named without its prefix and refs naming kinds likewise."""
+    import tomllib
+
+    kinds = tomllib.loads(path.read_text(encoding="utf-8"))["kinds"]
+    short = {name: name.partition(".")[2] for name in kinds}
+    return {
+        short[name]: {**table, "refs": {k: short[v] for k, v in table.get("refs", {}).items()}}
+        for name, table in kinds.items()
+    }
+
+
+def test_adopt_writes_a_pnp_toml_that_checks_the_repository_clean(bare: Path) -> None:
+    done = pnp(bare, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert git(bare, "status", "--porcelain", "--untracked-files=all") == "?? pnp.toml\n"  # nothing else
+    assert "repo.card: pack/*.json" in done.stderr  # what it guessed, and why
+    assert "refs: pack_code -> repo.pack (100% of its values are its ids)" in done.stderr
+    assert "card = false: other kinds refer to it" in done.stderr
+    written = (bare / "pnp.toml").read_text(encoding="utf-8")
+    assert "# schema: schema/v1/card_schema.json (100% of its records pass it)" in written
+    # the guesses are the hand-written pnp.toml's, kind names aside
+    assert kinds_of(bare / "pnp.toml") == kinds_of(REPO / "pnp.toml")
+    checked = pnp(bare, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert checked.stdout.strip().splitlines()[-1] == "6 files, 22 records: 0 errors, 0 warnings"
+    assert git(bare, "status", "--porcelain", "--untracked-files=all") == "?? pnp.toml\n"
+
+
+def test_adopt_with_planted_mistakes_finds_only_them(bare: Path) -> None:
+    """A dangling pack code and a duplicated card code do not throw the guesses off."""
+    cards = bare / "pack" / "core.json"
+    text = cards.read_text(encoding="utf-8")
+    text = text.replace('"pack_code": "core"', '"pack_code": "cor"', 1).replace('"code": "01006"', '"code": "01005"')
+    cards.write_text(text, encoding="utf-8")
+    done = pnp(bare, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "id = 'code': every record has it; 1 repeated value(s): pnp check will say where" in done.stderr
+    checked = pnp(bare, "check", "--format", "json")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    codes = sorted(p["code"] for p in json.loads(checked.stdout)["problems"])
+    assert codes == ["duplicate-id", "duplicate-id", "missing-reference"], checked.stdout
+
+
+def test_adopt_never_overwrites_a_pnp_toml(repo: Path) -> None:
+    before = (repo / "pnp.toml").read_bytes()
+    done = pnp(repo, "adopt")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stderr.startswith("pnp: error: pnp.toml: already exists; pnp adopt never overwrites it")
+    assert "Traceback" not in done.stderr
+    assert (repo / "pnp.toml").read_bytes() == before
+
+
+def test_adopt_elsewhere_other_names_yaml_and_no_schemas(tmp_path: Path) -> None:
+    """Records under data/sets/ keyed by `id`, a YAML lookup keyed by `key` that `type_id` names,
+    a settings object beside the sets (not records: the sets are named one by one), no schema."""
+    sets = {
+        "data/sets/base.json": [
+            {"id": 1, "title": "Goblin", "type_id": "unit"},
+            {"id": 2, "title": "Fireball", "type_id": "spell"},
+        ],
+        "data/sets/more.json": [{"id": 3, "title": "Troll", "type_id": "unit"}],
+        "data/sets/settings.json": {"version": 2},
+        "data/types.yaml": "- key: unit\n  label: Unit\n- key: spell\n  label: Spell\n",
+        "README.md": "cards\n",
+    }
+    root = write(tmp_path / "game-data", sets)
+    done = pnp(root, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    kinds = kinds_of(root / "pnp.toml")
+    assert kinds == {
+        "set": {"files": ["data/sets/base.json", "data/sets/more.json"], "id": "id", "refs": {"type_id": "type"}},
+        "type": {"files": ["data/types.yaml"], "id": "key", "refs": {}, "card": False},
+    }, kinds
+    checked = pnp(root, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "3 files, 5 records: 0 errors" in checked.stdout
+
+
+def test_adopt_in_a_folder_without_records_is_a_configuration_error(tmp_path: Path) -> None:
+    done = pnp(write(tmp_path, {"package.json": {"name": "x"}}), "adopt")
+    assert done.returncode == 2 and "no record files found" in done.stderr, done.stderr
+    assert not (tmp_path / "pnp.toml").exists()
+
+
+def test_adopt_reads_nothing_outside_and_notes_what_it_cannot_read(tmp_path: Path) -> None:
+    outside = write(tmp_path / "outside", {"secret.json": [{"code": "s1"}, {"code": "s2"}]})
+    root = write(
+        tmp_path / "data",
+        {
+            "units.json": [{"code": "u1", "name": "A"}, {"code": "u2", "name": "B"}],
+            "broken.yaml": "- code: [unclosed\n",
+            "mkdocs.yml": "site_name: x\n",
+            "node_modules/dep/list.json": [{"code": "n1"}],
+        },
+    )
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    done = pnp(root, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: broken.yaml: not inspected (YAML syntax" in done.stderr
+    assert "Traceback" not in done.stderr
+    kinds = kinds_of(root / "pnp.toml")
+    assert list(kinds) == ["unit"], kinds
+    checked = pnp(root, "check", "--no-render")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_adopt_one_record_per_file_with_a_schema_reaching_a_sibling(tmp_path: Path) -> None:
+    """Heroes one per file under data/heroes/, keyed by `slug`; their schema $refs a sibling
+    under a web $id (resolved among the repository's own schemas, offline); teams keyed by `number`."""
+    common = {"$id": "https://example.org/schemas/common.json", "$defs": {"slug": {"type": "string"}}}
+    hero = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://example.org/schemas/hero.json",
+        "type": "object",
+        "required": ["slug", "team_id"],
+        "properties": {"slug": {"$ref": "common.json#/$defs/slug"}, "team_id": {"type": "integer"}},
+    }
+    root = write(
+        tmp_path / "heroes-repo",
+        {
+            "schemas/common.json": common,
+            "schemas/hero.json": hero,
+            "data/teams.json": [{"number": 1, "name": "Red"}, {"number": 2, "name": "Blue"}],
+            "data/heroes/ann.json": {"slug": "ann", "team_id": 1},
+            "data/heroes/bob.json": {"slug": "bob", "team_id": 2},
+            "data/heroes/cid.json": {"slug": "cid", "team_id": 2},
+        },
+    )
+    done = pnp(root, "adopt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    kinds = kinds_of(root / "pnp.toml")
+    assert kinds["hero"] == {
+        "files": ["data/heroes/*.json"],
+        "id": "slug",
+        "schema": "schemas/hero.json",
+        "refs": {"team_id": "team"},
+    }, kinds
+    assert kinds["team"]["card"] is False and kinds["team"]["id"] == "number"
+    checked = pnp(root, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -385,3 +385,35 @@ def test_the_xlsx_writer_keeps_each_value_its_own_type(tmp_path: Path) -> None:
     with zipfile.ZipFile(tmp_path / "out.xlsx") as archive:
         assert {info.date_time for info in archive.infolist()} == {(2000, 1, 1, 0, 0, 0)}
         assert b"2000-01-01T00:00:00Z</dcterms:modified>" in archive.read("docProps/core.xml")
+
+
+def test_a_missing_required_cell_is_located_at_its_column(tmp_path: Path) -> None:
+    """A required field left empty: its own cell, not the row's first; in a nested object (the
+    `source` group's `source.seed`) too; a required field no column names: the header row."""
+    root = project(tmp_path)
+    rows = [
+        "kind,id,name,source.seed,source.section",
+        f"test.card,imp,Imp,{SEED},Test",
+        f"test.card,golem,Golem,{SEED},Test",
+        f"test.card,wisp,,{SEED},Test",
+        "test.card,bat,Bat,,Test",
+    ]
+    (root / "cards" / "units.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    book = openpyxl.Workbook()
+    book.active.title = "Units"
+    book.active.append(["kind", "id", "name", "source.section"])  # no source.seed column
+    book.active.append(["test.card", "troll", "Troll", "Test"])
+    book.active.append(["test.card", "orc", "Orc", "Test"])
+    book.active.append(["test.card", "elf", None, "Test"])
+    book.save(root / "cards" / "units.xlsx")
+    done = pnp("check", cwd=root)
+    assert done.returncode == 1
+    required = sorted(line for line in done.stdout.splitlines() if "required-property" in line)
+    assert required == [
+        "cards/units.csv:4:3: error[required-property]: missing required property 'name'; add it (at /2)",
+        "cards/units.csv:5:4: error[required-property]: missing required property 'seed'; add it (at /3/source)",
+        "cards/units.xlsx:Units!A1: error[required-property]: missing required property 'seed'; add it (at /0/source)",
+        "cards/units.xlsx:Units!A1: error[required-property]: missing required property 'seed'; add it (at /1/source)",
+        "cards/units.xlsx:Units!A1: error[required-property]: missing required property 'seed'; add it (at /2/source)",
+        "cards/units.xlsx:Units!C4: error[required-property]: missing required property 'name'; add it (at /2)",
+    ], done.stdout

@@ -1,4 +1,4 @@
-"""Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp build`, `pnp export`,
+"""Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp adopt`, `pnp build`, `pnp export`,
 `pnp translate`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage, configuration or environment
@@ -114,6 +114,38 @@ def new(path: Path, name: str | None) -> None:
     click.echo(f"created {len(created)} files in {directory}; next: cd {directory} && pnp check && pnp build")
 
 
+@cli.command()
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=".")
+def adopt(directory: Path) -> None:
+    """Write a starting pnp.toml for an existing card-data repository (DIRECTORY, default here):
+    kinds, schemas, id fields and references guessed from its files, each with its reason, for
+    you to review (docs/adopting.md). Nothing else is written; an existing pnp.toml is kept."""
+    from pnp.outputs.adopt import adopt as guess_kinds
+
+    if not directory.is_dir():
+        raise ConfigError(f"{directory}: no such folder")
+    target = directory / "pnp.toml"
+    if target.exists() or target.is_symlink():
+        raise ConfigError(f"{target}: already exists; pnp adopt never overwrites it (remove it to start again)")
+    text, guesses, notes = guess_kinds(directory)
+    if not guesses:
+        raise ConfigError(f"{directory}: no record files found (JSON or YAML arrays of objects); nothing to adopt")
+    for guess in guesses:
+        click.echo(f"{guess.name}: {', '.join(guess.files)}", err=True)
+        for reason in guess.reasons:
+            click.echo(f"  {reason}", err=True)
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    try:
+        with target.open("x", encoding="utf-8", newline="\n") as handle:  # never over a file made meanwhile
+            handle.write(text)
+    except FileExistsError:
+        raise ConfigError(f"{target}: already exists; pnp adopt never overwrites it") from None
+    except OSError as err:
+        raise ConfigError(f"{target}: cannot write it: {err.strerror or err}") from None
+    click.echo(f"wrote {target} ({len(guesses)} kinds); review it, then: pnp check", err=True)
+
+
 @cli.command("init-schema")
 @click.argument("file", type=click.Path(path_type=Path, exists=True, dir_okay=False))
 @click.option(
@@ -202,6 +234,11 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     help="Build a translation into output/LANG/ (repeatable; 'all': every one of [build] languages).",
 )
 @click.option("--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing.")
+@click.option(
+    "--keep-going",
+    is_flag=True,
+    help="On errors, build all the same, leaving out the records with parse or schema errors (a proof; exit status 1).",
+)
 @project_option
 def build(
     kinds: tuple[str, ...],
@@ -212,6 +249,7 @@ def build(
     fmt: str,
     langs: tuple[str, ...],
     fallback: bool,
+    keep_going: bool,
     project_dir: Path | None,
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
@@ -235,6 +273,7 @@ def build(
         force=force,
         progress=True,
         fallback=fallback,
+        keep_going=keep_going,
     )
     runs = language_runs(project, langs, fallback)
     if len(runs) > 1:  # one build per language, each reported as if run alone
@@ -269,11 +308,13 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
     if fell_back:
         source = project.languages[0] if project.languages else "the source language"
         click.echo(f"pnp build{label}: {fell_back} text{'s' if fell_back != 1 else ''} fell back to {source}", err=True)
-    click.echo(
-        f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date"
-        + (" (stopped: fix the errors above; previous outputs are untouched)" if result.exit_code else ""),
-        err=True,
-    )
+    if not result.exit_code:
+        note = ""
+    elif options.keep_going:
+        note = " (--keep-going: records with the errors above are left out; fix them and build again)"
+    else:
+        note = " (stopped: fix the errors above; previous outputs are untouched)"
+    click.echo(f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date{note}", err=True)
     return result.exit_code
 
 

@@ -192,6 +192,7 @@ class Finding:
     offset: int | None = None  # exact offset when the check knows it (characters; cells: see records.Locator)
     in_layout: bool = False  # from drawing: `pointer` is into the layout, not the record
     element: str = ""  # from drawing: the layout element concerned (a stat's label: "NAME label")
+    missing: str = ""  # required-property: the property missing at `pointer` (a table locates its column)
 
 
 @dataclass(frozen=True, slots=True)

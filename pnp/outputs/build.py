@@ -1,7 +1,8 @@
 """`pnp build`: check, then render every kind with a layout into output/, incrementally.
 
 Per game: output/<folder>/<kind>.pdf for each kind, and output/<folder>.pdf with them all.
-A build that finds errors writes nothing; each file is written atomically; a file whose inputs
+A build that finds errors writes nothing (with `keep_going`: every record without a parse or
+schema error is drawn all the same, and the errors are reported); each file is written atomically; a file whose inputs
 (records, layouts, icons, fonts, images, options, pnp itself) did not change is not rewritten.
 """
 
@@ -45,6 +46,7 @@ class BuildOptions:
     progress: bool = False
     lang: str = ""  # a translation (pnp.translation.translate): drawn into output/<lang>/
     fallback: bool = False  # with lang: draw the source text where a translation is missing
+    keep_going: bool = False  # errors found: draw the records without parse or schema errors all the same
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,10 +66,15 @@ def output_root(project: Project, paper: str) -> Path:
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.project.loaded import load_project_records
-    from pnp.verify.run import CheckOptions, check_loaded
+    from pnp.verify.run import CheckOptions, Validation, broken_record_paths, check_loaded
 
     loaded = load_project_records(project)
-    problems = list(check_loaded(loaded, CheckOptions(render=False)))
+    validation = Validation()
+    validation.loaded = loaded
+    problems = list(check_loaded(loaded, CheckOptions(render=False), validation=validation))
+    left_out: frozenset[tuple[Path, int]] = frozenset()
+    if options.keep_going and any(p.severity == "error" for p in problems):
+        left_out = broken_record_paths(loaded, validation)
     layouts = loaded.layouts
     localized = None
     if options.lang:  # a translation (pnp.translation.translate): drawn once, into output/<lang>/
@@ -76,12 +83,13 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         localized = localize(loaded, layouts, problems, options.lang, options.fallback)
         loaded, layouts, problems = localized.loaded, localized.layouts, localized.problems
         project = loaded.project = replace(project, output=project.output / options.lang)
-    if any(p.severity == "error" for p in problems):  # nothing is written; report what check reports
+    loaded.left_out = left_out  # --keep-going: the records with errors are not drawn (by path: a language's copy too)
+    if not options.keep_going and any(p.severity == "error" for p in problems):  # nothing is written
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
     with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
         result = _build_checked(project, options, loaded, layouts, problems, localized)
-        if result.exit_code:
+        if result.exit_code and not options.keep_going:
             run.discard()
             return BuildResult((), (), result.problems)
     if localized is not None:
@@ -140,7 +148,7 @@ def _build_checked(
             if localized is not None:
                 found = localized.relocate(found, kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
-            if any(p.severity == "error" for p in located):
+            if not options.keep_going and any(p.severity == "error" for p in located):
                 raise _Discard  # the temporary file goes; the previous output stays as it was
 
         try:
@@ -166,7 +174,8 @@ def _build_checked(
         if not options.force and manifest.fresh(combined, key):
             skipped.append(combined)
             continue
-        if any(p.severity == "error" for p in problems) or not all(current(path).is_file() for path, *_ in entries):
+        stopped = not options.keep_going and any(p.severity == "error" for p in problems)
+        if stopped or not all(current(path).is_file() for path, *_ in entries):
             continue
         parts = [_part(loaded, layout, kind, current(path), spec) for path, _, layout, kind in entries]
         title = project.game(entries[0][3]).title

@@ -44,9 +44,17 @@ class LoadedProject:
     _layouts: LayoutSet | None = field(default=None, repr=False)
     _icons: dict[str, dict[str, Any]] | None = field(default=None, repr=False)
     _sheets: SheetSet | None = field(default=None, repr=False)
+    # (file path, record index; -1: the whole file) of records left out of every later stage
+    # (`pnp build --keep-going`: records with parse or schema errors are not drawn)
+    left_out: frozenset[tuple[Path, int]] = field(default=frozenset(), repr=False)
 
     def records(self, kind: str) -> Iterator[tuple[RecordFile, int, Record]]:
-        return self.index.records_of(kind)
+        if not self.left_out:
+            return self.index.records_of(kind)
+        out = self.left_out
+        return (
+            (f, i, r) for f, i, r in self.index.records_of(kind) if (f.path, i) not in out and (f.path, -1) not in out
+        )
 
     def lookup(self, record_id: Any, kind: str | None = None) -> Record | None:
         """The record with this id (the first one, where ids repeat), for templates' `ref`;

@@ -80,7 +80,8 @@ class SchemaDocs:
             return
         if name == "required":
             prop = details.get("property")
-            yield Finding("required-property", f"missing required property {prop!r}; add it", pointer)
+            missing = prop if isinstance(prop, str) else ""
+            yield Finding("required-property", f"missing required property {prop!r}; add it", pointer, missing=missing)
             return
         if name == "enum":
             options = details.get("options", [])

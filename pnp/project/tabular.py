@@ -81,10 +81,17 @@ class TableLocator:
     moved: dict[int, dict[tuple[str, ...], int]] = field(default_factory=dict)  # record -> path -> column
 
     def _column(self, record: int, columns: dict[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
-        """The column of a field path; list items closed up over empty cells are in `moved`."""
-        moved = self.moved.get(record)
-        found = moved.get(path) if moved else None
-        return found if found is not None else columns.get(path)
+        """The column of a field path (list items closed up over empty cells are in `moved`), or
+        of the first of its group of columns (stats.attack, stats.defense for `stats`)."""
+        moved = self.moved.get(record) or {}
+        found = moved.get(path, columns.get(path))
+        if found is None:
+            end = len(path)
+            group = [c for p, c in moved.items() if p[:end] == path] or [
+                c for p, c in columns.items() if p[:end] == path
+            ]
+            found = min(group, default=None)
+        return found
 
     def offset_of(self, finding: Finding) -> int:
         parts = [unescape(p) for p in finding.pointer.split("/")[1:]]
@@ -95,13 +102,11 @@ class TableLocator:
         path = tuple(parts[1:])
         if finding.at_key:
             return cell_offset(sheet, self.header_rows[sheet], columns.get(path, _first(columns)))
+        if finding.missing:  # a required field: its empty cell, or the header row where no column names it
+            column = self._column(int(parts[0]), columns, (*path, finding.missing))
+            return cell_offset(sheet, row if column else self.header_rows[sheet], column or _first(columns))
         for end in range(len(path), 0, -1):
             column = self._column(int(parts[0]), columns, path[:end])
-            if column is None:  # a group of columns (stats.attack, stats.defense): its first
-                moved = self.moved.get(int(parts[0]), {})
-                group = [c for p, c in moved.items() if p[:end] == path[:end]]
-                group = group or [c for p, c in columns.items() if p[:end] == path[:end]]
-                column = min(group, default=None)
             if column is not None:
                 return cell_offset(sheet, row, column)
         return cell_offset(sheet, row, _first(columns))

@@ -211,7 +211,12 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
         found = xrefs.check_records(index, kind, sites, icons, project.root)
         yield from (x for x in found if not (unread and x[1].code == "missing-reference"))
     if not unread:
-        yield from xrefs.check_counts(index)
+        faces = None
+        if has_layouts(project):  # a layout's `expand` makes several faces of one record
+            from pnp.project.facecount import FaceCounter
+
+            faces = FaceCounter(loaded.layouts, loaded.lookup)
+        yield from xrefs.check_counts(index, faces)
     yield from xrefs.check_copies(index)
     from pnp.rules.projectfiles import check_schema_keywords
 

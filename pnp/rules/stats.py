@@ -6,9 +6,9 @@ import json
 from dataclasses import asdict, dataclass
 
 from pnp.project.config import Project
+from pnp.project.facecount import FaceCounter, record_copies
 from pnp.project.index import Index
-from pnp.project.jsonfile import whole_number
-from pnp.project.loaded import load_project_records
+from pnp.project.loaded import has_layouts, load_project_records
 from pnp.rules import xrefs
 
 
@@ -26,13 +26,15 @@ class KindStats:
 def collect_stats(project: Project) -> list[KindStats]:
     loaded = load_project_records(project)
     index = loaded.index
+    # a layout's `expand` makes several faces of one record (pnp.project.facecount)
+    faces = FaceCounter(loaded.layouts, loaded.lookup) if has_layouts(project) else None
     lines: dict[str, list[dict[str, object]]] = {}
     for _, _, _, component in xrefs.component_lines(index):
         lines.setdefault(str(component["kind"]), []).append(component)
     rows: list[KindStats] = []
     for kind in loaded.schemas.kinds:
         records = [r for _, _, r in index.records_of(kind)]
-        copies = sum(n if (n := whole_number(r.get("copies", 1))) is not None else 1 for r in records)
+        copies = sum(faces(kind, r) if faces else record_copies(r) for r in records)
         own = lines.get(kind, [])
         whole = [c for c in own if not c.get("where")]
         # a whole-kind line; else the broadest subset lines (fewest conditions), whose counts add up
@@ -44,15 +46,15 @@ def collect_stats(project: Project) -> list[KindStats]:
         if counted:
             expected = sum(int(c["count"]) for c in counted if isinstance(c.get("count"), int))  # type: ignore[call-overload]
             transcription = "partial" if any(c.get("transcription") == "partial" for c in counted) else "complete"
-            statuses = [s for s in (_line_status(index, c) for c in counted) if s != "ok"]
+            statuses = [s for s in (_line_status(index, c, faces) for c in counted) if s != "ok"]
             status = "; ".join(statuses) if statuses else "ok"
         rows.append(KindStats(project.game(kind).folder, kind, len(records), copies, expected, transcription, status))
     return rows
 
 
-def _line_status(index: Index, line: dict[str, object]) -> str:
+def _line_status(index: Index, line: dict[str, object], faces: FaceCounter | None = None) -> str:
     expected = line.get("count")
-    present = xrefs.count_present(index, line)
+    present = xrefs.count_present(index, line, faces)
     where = line.get("where") or {}
     subset = " with " + ", ".join(f"{k}={v}" for k, v in where.items()) if where else ""  # type: ignore[attr-defined]
     if present == expected:

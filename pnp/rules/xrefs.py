@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from operator import methodcaller
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
@@ -21,10 +21,14 @@ from pnp.core.markup import ICON_TOKEN
 from pnp.core.paths import image_problem
 from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding
+from pnp.project.facecount import record_copies
 from pnp.project.index import Index, values_at
 from pnp.project.jsonfile import whole_number
 from pnp.project.records import RecordFile
 from pnp.project.schemas import Site
+
+if TYPE_CHECKING:
+    from pnp.project.facecount import FaceCounter
 
 Located = tuple[RecordFile, Finding]
 
@@ -265,10 +269,11 @@ def _scoped_reference_problem(index: Index, site: Site, value: str | int, pointe
     return Finding("missing-reference", f"{shown!r} names no {kinds_text} (by {' or '.join(fields)}){hint}", pointer)
 
 
-def check_counts(index: Index) -> Iterator[Located]:
-    """Component lists against the records: exact where complete, a warning where partial."""
+def check_counts(index: Index, faces: FaceCounter | None = None) -> Iterator[Located]:
+    """Component lists against the records: exact where complete, a warning where partial.
+    `faces`: the faces a kind's layout with `expand` makes of each record (a project with layouts)."""
     for record_file, i, n, component in component_lines(index):
-        finding = _count_problem(index, component, f"{record_file.pointer(i)}/components/{n}/count")
+        finding = _count_problem(index, component, f"{record_file.pointer(i)}/components/{n}/count", faces)
         if finding is not None:
             yield record_file, finding
 
@@ -285,16 +290,17 @@ def check_copies(index: Index) -> Iterator[Located]:
                 yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
 
 
-def count_present(index: Index, component: dict[str, Any]) -> int:
-    """Physical items of a component line's kind (sum of copies), narrowed by its `where`."""
+def count_present(index: Index, component: dict[str, Any], faces: FaceCounter | None = None) -> int:
+    """Physical items of a component line's kind (sum of copies), narrowed by its `where`; with
+    `faces`, the faces a kind's layout with `expand` makes of each record (pnp.project.facecount)."""
     where = component.get("where") or {}
     if not isinstance(where, dict):
         return 0
+    kind = component["kind"]
     present = 0
-    for _, _, record in index.records_of(component["kind"]):
+    for _, _, record in index.records_of(kind):
         if all(record.get(k) == v for k, v in where.items()):
-            copies = whole_number(record.get("copies", 1))  # 2.0 is 2 copies, as the schema's integer
-            present += copies if copies is not None else 1
+            present += faces(kind, record) if faces is not None else record_copies(record)
     return present
 
 
@@ -310,18 +316,21 @@ def component_lines(index: Index) -> Iterator[tuple[RecordFile, int, int, dict[s
                     yield record_file, i, n, component
 
 
-def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Finding | None:
+def _count_problem(
+    index: Index, component: dict[str, Any], pointer: str, faces: FaceCounter | None = None
+) -> Finding | None:
     kind = component["kind"]
     expected = component.get("count")
     where = component.get("where") or {}
     if not isinstance(expected, int) or not isinstance(where, dict):
         return None  # the schema reports the wrong type
-    present = count_present(index, component)
+    present = count_present(index, component, faces)
     if present == expected:
         return None
     subset = f" with {', '.join(f'{k}={v}' for k, v in where.items())}" if where else ""
     name = component.get("name", kind)
     note = f" ({component['note']})" if component.get("note") else ""
+    counted = "faces the layout's expand makes" if faces and faces.expands(kind) else "sum of copies"
     if component.get("transcription") == "partial" and present < expected:
         return Finding(
             "count-mismatch",
@@ -333,7 +342,7 @@ def _count_problem(index: Index, component: dict[str, Any], pointer: str) -> Fin
     return Finding(
         "count-mismatch",
         f"{name}: the component list counts {expected}, but there are {present} {kind}{subset} "
-        f"(sum of copies); add or remove records, or fix the count{note}",
+        f"({counted}); add or remove records, or fix the count{note}",
         pointer,
     )
 

@@ -22,7 +22,15 @@ from pnp.rules.check import (
 )
 from pnp.rules.result import CheckResult
 
-__all__ = ["CheckOptions", "CheckResult", "check_loaded", "check_project", "run_check"]
+__all__ = [
+    "CheckOptions",
+    "CheckResult",
+    "Validation",
+    "broken_record_paths",
+    "check_loaded",
+    "check_project",
+    "run_check",
+]
 
 
 def run_check(project: Project, options: CheckOptions) -> CheckResult:
@@ -64,6 +72,13 @@ def check_loaded(
 
         problems.extend(located(translation_findings(loaded, options.render), options, checked))
     return finish(problems)
+
+
+def broken_record_paths(loaded: LoadedProject, validation: Validation) -> frozenset[tuple[Path, int]]:
+    """(file path, record index; -1: the whole file) of the records with parse or schema errors:
+    what `pnp build --keep-going` leaves out of the drawing (pnp.project.loaded.LoadedProject.left_out)."""
+    paths = {id(f): f.path for f in loaded.files}
+    return frozenset((paths[file_id], i) for file_id, i in broken_records(validation.findings()) if file_id in paths)
 
 
 def sheet_render_findings(loaded: LoadedProject, use_cache: bool = True) -> list[tuple[RecordFile, Finding]]:
