@@ -191,7 +191,7 @@ SVG_MAX_BYTES = 5 * 1024 * 1024  # an icon is a few kilobytes of paths
 _SVG_NUMBER = re.compile(r"\s*([-+]?(?:inf(?:inity)?|nan|[0-9.]+(?:e[-+]?[0-9]+)?))", re.IGNORECASE)
 
 
-def svg_problem(path: Path, root: Path | None) -> str:
+def svg_problem(path: Path, project_root: Path | None) -> str:
     """Why the SVG icon at `path` cannot be drawn ("" when it can): not a readable regular file,
     not XML, not an <svg>, or a width, height or viewBox that is no finite positive number
     (`width="inf"`, `viewBox="0 0 1e400 10"`). XML entities are never fetched; expat bounds
@@ -199,7 +199,7 @@ def svg_problem(path: Path, root: Path | None) -> str:
     from xml.etree import ElementTree
 
     try:
-        raw = read_regular(path, SVG_MAX_BYTES, root)
+        raw = read_regular(path, SVG_MAX_BYTES, project_root)
     except RefusedFile as refused:
         return refused.message
     try:

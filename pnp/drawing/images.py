@@ -33,7 +33,7 @@ def draw_icon_image(
         if problem or path is None:
             return False
         try:
-            if path.suffix.lower() == ".svg" and svg_problem(path):  # reported by pnp check; the disc stands in
+            if path.suffix.lower() == ".svg" and svg_problem(path, root):  # reported by pnp check; the disc stands in
                 art = None
             elif path.suffix.lower() == ".svg":
                 from reportlab.graphics import renderPDF
