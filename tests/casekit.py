@@ -8,24 +8,27 @@ project: "base": "fixture" is tests/fixture/ (its own pnp.toml and small stable 
 "base": "repo" (the default, only for tests/content/cases/) is this repository's bundled content.
 "generate" lists files made at run time (too big to commit): {"cards/big.json": {"bytes": N}},
 or copied from this repository: {"fonts/Plain.ttf": {"copy": "pnp/fonts/DejaVuSans.ttf"}}.
+
+A case runs through the command line's entry in this process (tests/runpnp.py: the same parsing,
+reporters and exit statuses, without starting Python and importing pnp again for each of ~250
+runs); `real_process=True` starts the real `python -m pnp` instead (tests/test_cases.py does so for
+a sample of cases, so both ways are held to the same expected.json).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from runpnp import process, run
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "tests" / "cases"
 CONTENT_CASES = ROOT / "tests" / "content" / "cases"
-PNP = [sys.executable, "-m", "pnp"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ def generate(target: Path, spec: dict[str, Any]) -> None:
             path.symlink_to(how["symlink_to"])
 
 
-def run_case(folder: Path, spec: dict[str, Any]) -> Outcome:
+def run_case(folder: Path, spec: dict[str, Any], real_process: bool = False) -> Outcome:
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "project"
         target.mkdir()
@@ -86,9 +89,8 @@ def run_case(folder: Path, spec: dict[str, Any]) -> Outcome:
         generate(target, spec)
         args = list(spec.get("args", []))
         as_json = "--format" not in args
-        command = [*PNP, "check", *(["--format", "json"] if as_json else []), *args]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run(command, cwd=target, capture_output=True, text=True, env=env, timeout=300)
+        command = ["check", *(["--format", "json"] if as_json else []), *args]
+        done = (process if real_process else run)(target, *command)
         problems = json.loads(done.stdout)["problems"] if as_json and done.stdout.strip() else None
         stdout = done.stdout.replace(str(target), "<project>")
         return Outcome(done.returncode, stdout, done.stderr, problems)
@@ -99,12 +101,12 @@ def case_names(cases: Path) -> list[str]:
     return sorted(p.name for p in cases.iterdir() if (p / "expected.json").exists())
 
 
-def assert_case(folder: Path, extra_args: list[str] | None = None) -> None:
+def assert_case(folder: Path, extra_args: list[str] | None = None, real_process: bool = False) -> None:
     """Run one case folder and compare exit status and problems (or stdout) with expected.json."""
     spec = load_expected(folder)
     if extra_args:
         spec = {**spec, "args": [*spec.get("args", []), *extra_args]}
-    outcome = run_case(folder, spec)
+    outcome = run_case(folder, spec, real_process)
     assert "Traceback" not in outcome.stderr, outcome.stderr
     assert outcome.exit_code == spec["exit"], outcome.stdout + outcome.stderr
     if "problems" in spec:

@@ -14,7 +14,7 @@ import pdfplumber
 import pytest
 from pypdf import PdfReader
 
-from pnp.core.output import MANIFEST, Manifest
+from pnp.core.output import Manifest
 from pnp.project.config import load_project
 from pnp.project.loaded import LoadedProject, load_project_records
 from pnp.rules.xrefs import values_at
@@ -349,7 +349,7 @@ def test_second_build_skips_unchanged_and_rebuilds_changed(
     built: tuple[Path, list[sheets.SheetResult]], tmp_path: Path
 ) -> None:
     out, results = built
-    assert (out / MANIFEST).is_file()
+    assert (out / ".pnp-manifest.json").is_file()
     stamps = {r.path: r.path.stat().st_mtime_ns for r in results}
     second = sheets.build_sheets(load(), out, "a4", Manifest(out))
     assert [r.written for r in second] == [False] * len(results)
