@@ -101,5 +101,10 @@ def test_paper_sizes_are_reportlabs() -> None:
 
     from pnp.core.units import MM, PAPERS
 
-    assert mm == MM
+    assert mm == MM == pytest.approx(72 / 25.4)
     assert PAPERS == {"a4": A4, "letter": LETTER, "a3": A3, "legal": LEGAL}
+    # and the sizes themselves, in points: 210 x 297 mm, 8.5 x 11 in, 297 x 420 mm, 8.5 x 14 in
+    assert PAPERS["a4"] == pytest.approx((595.28, 841.89), abs=0.01)
+    assert PAPERS["letter"] == pytest.approx((612, 792), abs=0.01)
+    assert PAPERS["a3"] == pytest.approx((841.89, 1190.55), abs=0.01)
+    assert PAPERS["legal"] == pytest.approx((612, 1008), abs=0.01)

@@ -12,8 +12,6 @@ import math
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -21,8 +19,9 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from pnp.drawing.impose import MM
-from pnp.outputs.export import TTS_MAX_PIXELS, parse_length, split_sheets, tts_grid
+from pnp.outputs.export import parse_length, split_sheets, tts_grid
+from tests.runpnp import Ran, process
+from tests.runpnp import run as pnp
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
@@ -38,14 +37,7 @@ CARD_IDS = [f"card-{i:02d}" for i in range(11)]
 FACES = [*CARD_IDS[:3], "card-03-1", "card-03-2", *CARD_IDS[4:]]  # card-03 has two copies
 
 
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=600
-    )
-
-
-def ok(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def ok(project: Path, *args: str) -> Ran:
     done = pnp(project, *args)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
@@ -134,21 +126,22 @@ def test_printshop_default_order_is_back_then_front(project: Path) -> None:
     assert len(spells.pages) == 5  # "back": null: fronts only
 
 
+# A 63 x 88 mm card is 178.583 x 249.449 pt (1 mm = 72 / 25.4 pt); its page is the card and its bleed all round.
 @pytest.mark.parametrize(
-    ("args", "bleed"),
+    ("args", "media", "trim"),
     [
-        ((), 3 * MM),  # the layout's bleed
-        (("--preset", "poker"), 3 * MM),
-        (("--bleed", "0.25in"), 18.0),
-        (("--bleed", "1/8in"), 9.0),
-        (("--bleed", "0mm"), 0.0),
+        ((), [0, 0, 195.591, 266.457], [8.504, 8.504, 187.087, 257.953]),  # the layout's bleed, 3 mm = 8.504 pt
+        (("--preset", "poker"), [0, 0, 195.591, 266.457], [8.504, 8.504, 187.087, 257.953]),  # 63 x 88 mm, 3 mm
+        (("--bleed", "0.25in"), [0, 0, 214.583, 285.449], [18, 18, 196.583, 267.449]),
+        (("--bleed", "1/8in"), [0, 0, 196.583, 267.449], [9, 9, 187.583, 258.449]),
+        (("--bleed", "0mm"), [0, 0, 178.583, 249.449], [0, 0, 178.583, 249.449]),
     ],
 )
-def test_printshop_bleed(project: Path, args: tuple[str, ...], bleed: float) -> None:
+def test_printshop_bleed(project: Path, args: tuple[str, ...], media: list[float], trim: list[float]) -> None:
     ok(project, "export", "printshop", "test.card", *args)
-    for media, trim, bleed_box in boxes(project / "output" / "test" / "printshop" / "test.card.pdf"):
-        assert media == pytest.approx([0, 0, 63 * MM + 2 * bleed, 88 * MM + 2 * bleed], abs=0.01)
-        assert trim == pytest.approx([bleed, bleed, bleed + 63 * MM, bleed + 88 * MM], abs=0.01)
+    for media_box, trim_box, bleed_box in boxes(project / "output" / "test" / "printshop" / "test.card.pdf"):
+        assert media_box == pytest.approx(media, abs=0.01)
+        assert trim_box == pytest.approx(trim, abs=0.01)
         assert bleed_box == pytest.approx(media, abs=0.01)
 
 
@@ -174,8 +167,8 @@ def test_token_preset_gives_the_token_page_and_its_safe_zone(project: Path) -> N
     """token-25: 25 mm tokens, 2 mm bleed, 2 mm safe zone; warnings name the preset's zone."""
     done = ok(project, "export", "printshop", "test.spell", "--preset", "token-25")
     for media, trim, _ in boxes(project / "output" / "test" / "printshop" / "test.spell.pdf"):
-        assert media == pytest.approx([0, 0, 29 * MM, 29 * MM], abs=0.01)
-        assert trim == pytest.approx([2 * MM, 2 * MM, 27 * MM, 27 * MM], abs=0.01)
+        assert media == pytest.approx([0, 0, 82.205, 82.205], abs=0.01)  # 29 mm: 25 mm and 2 mm of bleed each side
+        assert trim == pytest.approx([5.669, 5.669, 76.535, 76.535], abs=0.01)  # from 2 mm to 27 mm
     # the ring (x 1, w 23 mm) is 1 mm from the cut: outside the preset's 2 mm safe zone (the layout's is 2 mm too)
     assert "element 'ring' (circle) comes within 1.0 mm of the" in done.stdout
     assert "outside the 2 mm safe zone of preset 'token-25'" in done.stdout
@@ -195,7 +188,7 @@ def test_bad_bleed_is_one_line(project: Path, bleed: str) -> None:
 
 
 def test_parse_length() -> None:
-    assert parse_length("3mm") == pytest.approx(3 * MM)
+    assert parse_length("3mm") == pytest.approx(8.5039, abs=1e-4)  # 3 x 72 / 25.4 pt
     assert parse_length("0.125in") == parse_length("1/8in") == pytest.approx(9.0)
     assert parse_length("9pt") == 9.0
 
@@ -384,7 +377,7 @@ def test_tts_grid_limits() -> None:
         grid = tts_grid(count, 744, 1039)
         assert grid.columns * grid.rows >= count + 1
         assert 2 <= grid.columns <= 10 and 2 <= grid.rows <= 7
-        assert max(grid.size) <= TTS_MAX_PIXELS
+        assert max(grid.size) <= 4096  # Tabletop Simulator's largest sheet, in pixels
     assert tts_grid(3, 100, 140).size == (200, 280)  # small cards are never scaled up
     with pytest.raises(ValueError):
         tts_grid(70, 744, 1039)
@@ -403,13 +396,15 @@ EXPORTS = [("printshop",), ("png",), ("tts",), ("gallery",)]
 def test_exports_are_byte_identical_across_runs_and_a_second_export_rewrites_nothing(
     project: Path, tmp_path: Path
 ) -> None:
-    """Two copies exported alike are byte-identical; then (one set of first exports for both
-    halves) exporting again writes nothing, and a change rewrites its kind only."""
+    """Two copies exported alike, one in this process and one by real processes (another hash
+    seed each: no set order leaks into a file), are byte-identical; then (one set of first exports
+    for both halves) exporting again writes nothing, and a change rewrites its kind only."""
     other = tmp_path / "again"
     shutil.copytree(project, other)
     for args in EXPORTS:
         ok(project, "export", *args)
-        ok(other, "export", *args)
+        done = process(other, "export", *args)
+        assert done.returncode == 0, done.stdout + done.stderr
     # the manifest holds digests of absolute input paths; everything else must be identical
     files = sorted(p for p in (project / "output").rglob("*") if p.is_file() and p.name != ".pnp-manifest.json")
     assert len(files) > 60
@@ -499,11 +494,12 @@ def test_copies_that_cannot_be_counted_stop_the_kind(project: Path) -> None:
 
 
 def test_usage_errors_are_one_line(project: Path) -> None:
-    done = pnp(project, "export", "png", "no.such-kind")
+    """The real process: its exit status and what it prints on stderr."""
+    done = process(project, "export", "png", "no.such-kind")
     assert done.returncode == 2 and "unknown kind 'no.such-kind'" in done.stderr and "Traceback" not in done.stderr
-    done = pnp(project, "export", "png", "--dpi", "0")
+    done = process(project, "export", "png", "--dpi", "0")
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    done = pnp(project, "export")
+    done = process(project, "export")
     assert all(name in done.stdout + done.stderr for name in ("printshop", "png", "tts", "gallery"))
 
 

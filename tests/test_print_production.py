@@ -5,30 +5,22 @@ per style and shared by the tests."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pdfplumber
 import pytest
 from pypdf import PdfReader
 
-from pnp.drawing.impose import MM, SheetSpec, grid, parse_paper
+from tests.runpnp import run as pnp
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
-POKER = (63 * MM, 88 * MM)
+MM = 72 / 25.4  # points in a millimetre
 TOLERANCE = 0.1 * MM
-A4 = parse_paper("a4")
-
-
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
-    )
+# 3 x 3 poker cards (63 x 88 mm) butted on A4, worked out by hand: the 189 x 264 mm block is
+# centred. Each slot: (left, bottom) of the trim in mm (PDF coordinates), rows from the top.
+SLOTS_MM = [(x, y) for y in (192.5, 104.5, 16.5) for x in (10.5, 73.5, 136.5)]
 
 
 def make_project(target: Path) -> Path:
@@ -78,16 +70,15 @@ def test_combined_file_packs_kinds_of_one_size_onto_shared_sheets(packed: tuple[
     project, _ = packed
     combined = project / "output" / "test.pdf"
     assert len(PdfReader(combined).pages) == 6  # 3 sheets, each with its back page (duplex)
-    layout_grid = grid(*POKER, SheetSpec(*A4))
     faces = poker_faces(project)
     with pdfplumber.open(combined) as pdf:
         for sheet in range(2):
             backs = _words(pdf.pages[2 * sheet + 1])
             on_sheet = faces[9 * sheet : 9 * sheet + 9]
             assert sheet == 0 or any(f.startswith("relic") for f in on_sheet)
-            for slot, face in zip(layout_grid.fronts, on_sheet, strict=False):
+            for (left, bottom), face in zip(SLOTS_MM, on_sheet, strict=False):
                 # long-edge duplex: the back is at the mirrored slot, its id centred 44 mm below the top
-                expected = (A4[0] - (slot.x + slot.width / 2), slot.y + slot.height - 44 * MM)
+                expected = ((210 - (left + 31.5)) * MM, (bottom + 88 - 44) * MM)
                 assert any(
                     text == face and abs(x - expected[0]) < TOLERANCE and abs(y - expected[1]) < 1.0
                     for text, x, y in backs
@@ -199,11 +190,11 @@ def _pixel_above_first_card(project: Path, bleed: bool) -> tuple[int, int, int]:
     layout.write_text(json.dumps(data))
     done = pnp(project, "build", "test.card")
     assert done.returncode == 0, done.stdout + done.stderr
-    first = grid(*POKER, SheetSpec(*A4)).fronts[0]
     pdf = pypdfium2.PdfDocument(project / "output" / "test" / "test.card.pdf")
     image = pdf[0].render(scale=150 / 72).to_pil().convert("RGB")
-    x = (first.x + 2 * MM) * 150 / 72
-    y = (A4[1] - (first.y + first.height + 1.5 * MM)) * 150 / 72
+    # the top-left card's trim runs from x = 10.5 mm and its top is 280.5 mm up, 16.5 mm below the page's top
+    x = (10.5 + 2) * MM * 150 / 72
+    y = (16.5 - 1.5) * MM * 150 / 72  # from the top of the page, as the image counts
     pixel: tuple[int, int, int] = image.getpixel((round(x), round(y)))
     pdf.close()
     return pixel

@@ -22,7 +22,7 @@ def regen(name: str, args: list[str] | None) -> None:
     for key in ("base", "generate", "description"):
         if key in old:
             spec[key] = old[key]
-    outcome = run_case(folder, spec)
+    outcome = run_case(folder, spec, real_process=True)  # the real `python -m pnp`: the reference
     spec["exit"] = outcome.exit_code
     if outcome.problems is not None:
         spec["problems"] = outcome.problems

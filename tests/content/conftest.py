@@ -1,4 +1,5 @@
-"""Fixtures for content tests: the bundled records, loaded plainly (no pnp internals)."""
+"""Fixtures for content tests: the bundled records, loaded plainly (no pnp internals), and the
+bundled games as a player prints them, built once per test run."""
 
 from __future__ import annotations
 
@@ -8,8 +9,30 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bundledkit import Bundled, copy_bundled
+from oncekit import made_once
+from runpnp import run
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def bundled(request: pytest.FixtureRequest) -> Bundled:
+    """The bundled games built and exported for a print shop (one card face per page) through the
+    command line, once per test run (tests/oncekit.py): tests/content/test_printed_cards.py and
+    tests/content/test_bundled_sheets.py read the same files. Read them; never change them."""
+
+    def make(folder: Path) -> dict[str, dict[str, str]]:
+        project = copy_bundled(folder / "project")
+        said = {}
+        for command in (["build"], ["export", "printshop"]):
+            done = run(project, *command)
+            assert done.returncode == 0, done.stdout + done.stderr
+            said[" ".join(command)] = {"stdout": done.stdout, "stderr": done.stderr}
+        return said
+
+    folder, said = made_once(request, "bundled", make)
+    return Bundled(folder / "project", said)
 
 
 def _load_all() -> list[dict[str, Any]]:

@@ -1,4 +1,8 @@
-"""Setup sheets, the campaign booklet and reference aids (pnp/sheets.py), built from the real cards/.
+"""Setup sheets, the campaign booklet and reference aids (pnp/sheets), built from the real cards/.
+
+The A4 sheets are those `pnp build` wrote for the bundled games (built once per test run for the
+content tests: tests/content/conftest.py); the Letter ones are built here by
+pnp.sheets.build.build_sheets itself, and a copy of them is built again, incrementally and forced.
 
 Text is read back with pdfplumber in content-stream order (use_text_flow), so a name wrapped
 inside a table cell still reads as one phrase; whitespace is collapsed before comparing.
@@ -7,14 +11,15 @@ inside a table cell still reads as one phrase; whitespace is collapsed before co
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
-import pdfplumber
 import pytest
+from bundledkit import Bundled, read_pages
 from pypdf import PdfReader
 
-from pnp.core.output import MANIFEST, Manifest
+from pnp.core.output import Manifest
 from pnp.project.config import load_project
 from pnp.project.loaded import LoadedProject, load_project_records
 from pnp.rules.xrefs import values_at
@@ -35,9 +40,13 @@ def loaded() -> LoadedProject:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory, loaded: LoadedProject) -> tuple[Path, list[sheets.SheetResult]]:
-    out = tmp_path_factory.mktemp("a4")
-    return out, sheets.build_sheets(loaded, out, "a4", Manifest(out))
+def built(bundled: Bundled) -> tuple[Path, list[Path]]:
+    """The output of `pnp build` of the bundled games, and the sheet files in it (every PDF that is
+    neither a kind's cards, output/<game>/<kind>.pdf, nor a game's, output/<game>.pdf, nor an export)."""
+    out = bundled.output
+    cards = {p for p in out.glob("*/*.pdf") if p.stem.count(".") == 1} | set(out.glob("*.pdf"))
+    sheet_files = [p for p in sorted(out.rglob("*.pdf")) if p not in cards and "printshop" not in p.parts]
+    return out, sheet_files
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +55,43 @@ def letter(tmp_path_factory: pytest.TempPathFactory, loaded: LoadedProject) -> t
     return out, sheets.build_sheets(loaded, out, "letter", Manifest(out))
 
 
+@pytest.fixture(scope="module")
+def rebuilt(letter: tuple[Path, list[sheets.SheetResult]], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """On a copy of the Letter sheets: a build with nothing changed, one after a scenario changed,
+    one after a record the sheets print by name changed, then a forced build of the real records."""
+    first, _ = letter
+    out = tmp_path_factory.mktemp("rebuilt") / "output"
+    shutil.copytree(first, out)
+    stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.pdf")}
+    unchanged = sheets.build_sheets(load(), out, "letter", Manifest(out))
+    unchanged_stamps = {p: p.stat().st_mtime_ns for p in out.rglob("*.pdf")}
+    changed = load()
+    by_id(changed, "hard-place")["victory"][0]["text"] = "Defeat both Enemy Armies before round 9."
+    scenario = sheets.build_sheets(changed, out, "letter", Manifest(out))
+    hard_place = pdf_text(out / "homm3-conflux/setup/hard-place.pdf")
+    renamed = load()
+    by_id(renamed, "magic-arrow")["name"] = "Magic Arrow (renamed)"
+    name = sheets.build_sheets(renamed, out, "letter", Manifest(out))
+    forced = sheets.build_sheets(load(), out, "letter", Manifest(out), force=True)
+    return {
+        "out": out,
+        "stamps": (stamps, unchanged_stamps),
+        "unchanged": unchanged,
+        "scenario": scenario,
+        "hard-place": hard_place,
+        "name": name,
+        "forced": forced,
+    }
+
+
 def flat(text: str) -> str:
     return " ".join(text.split())
 
 
 def page_texts(path: Path, bare: bool = False) -> list[str]:
-    """The text of each page; `bare` leaves out the header (first line) and footer (last line)."""
-    with pdfplumber.open(path) as pdf:
-        pages = [(page.extract_text(use_text_flow=True) or "").splitlines() for page in pdf.pages]
+    """The text of each page; `bare` leaves out the header (first line) and footer (last line).
+    Read once per process (bundledkit.read_pages), unless the file changed since."""
+    pages = [page.flow.splitlines() for page in read_pages(path)]
     return [flat(" ".join(lines[1:-1] if bare else lines)) for lines in pages]
 
 
@@ -114,21 +152,20 @@ def by_id(loaded: LoadedProject, rid: str) -> dict[str, Any]:
 # --------------------------------------------------------------------------- every scenario
 
 
-def test_every_scenario_yields_a_sheet(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
-    out, results = built
+def test_every_scenario_yields_a_sheet(loaded: LoadedProject, built: tuple[Path, list[Path]], bundled: Bundled) -> None:
+    out, sheet_files = built
     assert len(HOMM3_SCENARIOS) >= 7 and len(MK_SCENARIOS) >= 10
-    by_path = {r.path: r for r in results}
-    for rid in HOMM3_SCENARIOS:
-        path = out / "homm3-conflux" / "setup" / f"{rid}.pdf"
-        assert path.is_file(), rid
-        assert by_path[path].written and by_path[path].problems == ()
-    for rid in MK_SCENARIOS:
-        path = out / "mage-knight" / "setup" / f"{rid}.pdf"
-        assert path.is_file(), rid
-        assert by_path[path].written and by_path[path].problems == ()
+    build = bundled.said["build"]
+    assert "error[" not in build["stdout"]  # warnings only (component lists the seeds list in part)
+    wrote = set(re.findall(r"^wrote (\S+)", build["stderr"], re.MULTILINE))
+    for game, rids in (("homm3-conflux", HOMM3_SCENARIOS), ("mage-knight", MK_SCENARIOS)):
+        for rid in rids:
+            path = out / game / "setup" / f"{rid}.pdf"
+            assert path in sheet_files, rid
+            assert f"output/{game}/setup/{rid}.pdf" in wrote, rid
     for campaign in records(loaded, "homm3.campaign"):
-        assert (out / "homm3-conflux" / f"campaign-{campaign['id']}.pdf").is_file()
-    assert all(r.problems == () for r in results), [r.problems for r in results if r.problems]
+        assert out / "homm3-conflux" / f"campaign-{campaign['id']}.pdf" in sheet_files
+    assert all(f"output/{p.relative_to(out).as_posix()}" in wrote for p in sheet_files)
 
 
 HOMM3_SECTIONS = {
@@ -148,9 +185,7 @@ HOMM3_SECTIONS = {
 
 
 @pytest.mark.parametrize("rid", HOMM3_SCENARIOS)
-def test_homm3_sheet_sections_and_names(
-    rid: str, loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
-) -> None:
+def test_homm3_sheet_sections_and_names(rid: str, loaded: LoadedProject, built: tuple[Path, list[Path]]) -> None:
     out, _ = built
     record = by_id(loaded, rid)
     text = pdf_text(out / "homm3-conflux" / "setup" / f"{rid}.pdf")
@@ -197,9 +232,7 @@ MK_VARIANT_SECTIONS = {"setup": "Setup", "scenario_end": "Scenario end", "scorin
 
 
 @pytest.mark.parametrize("rid", MK_SCENARIOS)
-def test_mage_knight_sheet_has_every_variant(
-    rid: str, loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
-) -> None:
+def test_mage_knight_sheet_has_every_variant(rid: str, loaded: LoadedProject, built: tuple[Path, list[Path]]) -> None:
     out, _ = built
     record = by_id(loaded, rid)
     pages = page_texts(out / "mage-knight" / "setup" / f"{rid}.pdf")
@@ -233,7 +266,7 @@ def test_mage_knight_sheet_has_every_variant(
         assert name in text, f"{rid}: {ref} printed without its name {name!r}"
 
 
-def test_page_headers_and_footers(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
+def test_page_headers_and_footers(loaded: LoadedProject, built: tuple[Path, list[Path]]) -> None:
     out, _ = built
     record = by_id(loaded, "troubled-walking-on-clouds")
     pages = page_texts(out / "homm3-conflux" / "setup" / "troubled-walking-on-clouds.pdf")
@@ -244,16 +277,13 @@ def test_page_headers_and_footers(loaded: LoadedProject, built: tuple[Path, list
         assert loaded.project.game("homm3.scenario").title in page
 
 
-def test_campaign_booklet_lists_its_scenarios_in_order(
-    loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]
-) -> None:
+def test_campaign_booklet_lists_its_scenarios_in_order(loaded: LoadedProject, built: tuple[Path, list[Path]]) -> None:
     out, _ = built
     (campaign,) = records(loaded, "homm3.campaign")
     assert len(campaign["scenarios"]) == 4
     path = out / "homm3-conflux" / f"campaign-{campaign['id']}.pdf"
     pages = page_texts(path)
-    with pdfplumber.open(path) as pdf:  # in reading position: each entry and its page number on one line
-        contents = flat(pdf.pages[0].extract_text() or "")
+    contents = flat(read_pages(path)[0].text)  # by position: an entry and its page on one line
     assert "Contents" in contents
     names = [by_id(loaded, s)["name"] for s in campaign["scenarios"]]
     positions = [contents.index(f"{i}. {name}") for i, name in enumerate(names, 1)]
@@ -274,7 +304,7 @@ def test_campaign_booklet_lists_its_scenarios_in_order(
 # --------------------------------------------------------------------------- aids
 
 
-def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]]) -> None:
+def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[Path]]) -> None:
     out, _ = built
     aids = {
         "homm3-conflux/aids/combat-tokens.pdf": ["homm3.combat-token"],
@@ -309,67 +339,74 @@ def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[s
     assert f"{total} tokens in all" in possessed
 
 
-def test_paper_sizes(
-    built: tuple[Path, list[sheets.SheetResult]], letter: tuple[Path, list[sheets.SheetResult]]
-) -> None:
-    for (_out, results), size in ((built, A4), (letter, LETTER)):
-        assert results
-        for result in results:
-            for page in PdfReader(result.path).pages:
+def test_paper_sizes(built: tuple[Path, list[Path]], letter: tuple[Path, list[sheets.SheetResult]]) -> None:
+    _, a4_files = built
+    _, letter_results = letter
+    for paths, size in ((a4_files, A4), ([r.path for r in letter_results], LETTER)):
+        assert len(paths) >= 30
+        for path in paths:
+            for page in PdfReader(path).pages:
                 box = page.mediabox
-                assert (float(box.width), float(box.height)) == pytest.approx(size, abs=0.01), result.path
+                assert (float(box.width), float(box.height)) == pytest.approx(size, abs=0.01), path
 
 
-def test_fonts_are_embedded_dejavu_only(built: tuple[Path, list[sheets.SheetResult]]) -> None:
-    out, results = built
+def test_fonts_are_embedded_dejavu_only(
+    built: tuple[Path, list[Path]], letter: tuple[Path, list[sheets.SheetResult]]
+) -> None:
     seen: set[str] = set()
-    for result in results:
-        for page in PdfReader(result.path).pages:
+    for path in [*built[1], *(r.path for r in letter[1])]:
+        for page in PdfReader(path).pages:
             fonts = page["/Resources"].get_object()["/Font"].get_object()
             for ref in fonts.values():
                 font = ref.get_object()
                 name = str(font["/BaseFont"])
                 seen.add(name.split("+")[-1])
                 descriptor = font["/FontDescriptor"].get_object()
-                assert "/FontFile2" in descriptor, f"{result.path.name}: {name} not embedded"
+                assert "/FontFile2" in descriptor, f"{path.name}: {name} not embedded"
     assert seen and all(name.startswith("DejaVuSans") for name in seen), seen
 
 
-def test_builds_are_byte_identical(
-    loaded: LoadedProject, built: tuple[Path, list[sheets.SheetResult]], tmp_path: Path
+def test_letter_sheets_are_written_without_problems(letter: tuple[Path, list[sheets.SheetResult]]) -> None:
+    out, results = letter
+    by_path = {r.path: r for r in results}
+    for game, rids in (("homm3-conflux", HOMM3_SCENARIOS), ("mage-knight", MK_SCENARIOS)):
+        for rid in rids:
+            assert by_path[out / game / "setup" / f"{rid}.pdf"].written, rid
+    assert all(r.problems == () for r in results), [r.problems for r in results if r.problems]
+
+
+def test_letter_and_a4_give_the_same_files(
+    built: tuple[Path, list[Path]], letter: tuple[Path, list[sheets.SheetResult]]
 ) -> None:
-    out, results = built
-    again = sheets.build_sheets(load(), tmp_path, "a4", Manifest(tmp_path))
-    assert [r.path.relative_to(tmp_path) for r in again] == [r.path.relative_to(out) for r in results]
+    """build_sheets itself (Letter) and `pnp build` (A4) write the same sheet files."""
+    (a4_out, a4_files), (letter_out, results) = built, letter
+    assert sorted(p.relative_to(a4_out) for p in a4_files) == sorted(r.path.relative_to(letter_out) for r in results)
+
+
+def test_builds_are_byte_identical(letter: tuple[Path, list[sheets.SheetResult]], rebuilt: dict[str, Any]) -> None:
+    """The forced build of the copy, after three incremental ones, gives the first build's bytes."""
+    out, results = letter
+    again: list[sheets.SheetResult] = rebuilt["forced"]
+    assert [r.path.relative_to(rebuilt["out"]) for r in again] == [r.path.relative_to(out) for r in results]
     for first, second in zip(results, again, strict=True):
         assert first.path.read_bytes() == second.path.read_bytes(), first.path.name
 
 
-def test_second_build_skips_unchanged_and_rebuilds_changed(
-    built: tuple[Path, list[sheets.SheetResult]], tmp_path: Path
-) -> None:
-    out, results = built
-    assert (out / MANIFEST).is_file()
-    stamps = {r.path: r.path.stat().st_mtime_ns for r in results}
-    second = sheets.build_sheets(load(), out, "a4", Manifest(out))
-    assert [r.written for r in second] == [False] * len(results)
-    assert {r.path: r.path.stat().st_mtime_ns for r in second} == stamps
+def test_second_build_skips_unchanged_and_rebuilds_changed(rebuilt: dict[str, Any]) -> None:
+    out = rebuilt["out"]
+    assert (out / ".pnp-manifest.json").is_file()
+    stamps, unchanged_stamps = rebuilt["stamps"]
+    assert stamps and unchanged_stamps == stamps
+    assert [r.written for r in rebuilt["unchanged"]] == [False] * len(rebuilt["unchanged"])
     # a change to one scenario rebuilds its sheet and the booklet, nothing else
-    changed = load()
-    by_id(changed, "hard-place")["victory"][0]["text"] = "Defeat both Enemy Armies before round 9."
-    third = sheets.build_sheets(changed, out, "a4", Manifest(out))
-    written = {r.path.name for r in third if r.written}
+    written = {r.path.name for r in rebuilt["scenario"] if r.written}
     assert written == {"hard-place.pdf", "campaign-masters-of-the-elements.pdf"}
-    assert "before round 9" in pdf_text(out / "homm3-conflux/setup/hard-place.pdf")
+    assert "before round 9" in rebuilt["hard-place"]
     # a change to a referenced record (a name) rebuilds the sheets that print it
-    renamed = load()
-    by_id(renamed, "magic-arrow")["name"] = "Magic Arrow (renamed)"
-    fourth = sheets.build_sheets(renamed, out, "a4", Manifest(out))
-    rebuilt = {r.path.name for r in fourth if r.written}
-    assert "troubled-walking-on-clouds.pdf" in rebuilt and "one-bad-day.pdf" not in rebuilt
-    # force rebuilds everything; restore the fixture's files for the other tests
-    final = sheets.build_sheets(load(), out, "a4", Manifest(out), force=True)
-    assert all(r.written for r in final)
+    rebuilt_names = {r.path.name for r in rebuilt["name"] if r.written}
+    assert "troubled-walking-on-clouds.pdf" in rebuilt_names and "one-bad-day.pdf" not in rebuilt_names
+    # force rebuilds everything
+    assert rebuilt["forced"] and all(r.written for r in rebuilt["forced"])
 
 
 def test_unknown_paper_is_refused(loaded: LoadedProject, tmp_path: Path) -> None:

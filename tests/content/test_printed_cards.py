@@ -1,6 +1,7 @@
-"""The bundled cards and sheets as a player prints them: the real `pnp build` and `pnp export
-printshop` on a copy of the bundled project, then the text pdfplumber extracts from every card PDF
-and every sheet PDF (setup sheets, the campaign booklet, reference aids, the game booklets).
+"""The bundled cards and sheets as a player prints them: `pnp build` and `pnp export printshop` on
+a copy of the bundled project (made once per test run: tests/content/conftest.py), then the text
+pdfplumber extracts from every card PDF and every sheet PDF (setup sheets, the campaign booklet,
+reference aids, the game booklets).
 
 No placeholder word, no editorial remark (seed file names, JSON pointers, bracket tags, notes for
 reviewers), no value marked as an inference, and no character drawn under 6 pt.
@@ -9,14 +10,12 @@ reviewers), no value marked as an inference, and no character drawn under 6 pt.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pdfplumber
 import pytest
+from bundledkit import Bundled, read_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = ("homm3-conflux", "homm4", "mage-knight")
@@ -46,18 +45,9 @@ EDITORIAL = (
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the bundled project, built and exported for a print shop (one card face per page)."""
-    project = tmp_path_factory.mktemp("bundled")
-    for name in ("cards", "schemas", "layouts", "sheets"):
-        shutil.copytree(ROOT / name, project / name)
-    shutil.copy(ROOT / "pnp.toml", project / "pnp.toml")
-    for command in (["build"], ["export", "printshop"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "pnp", *command], cwd=project, capture_output=True, text=True, timeout=300
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-    return project / "output"
+def built(bundled: Bundled) -> Path:
+    """The output of the bundled project built and exported for a print shop (tests/content/conftest.py)."""
+    return bundled.output
 
 
 def _card_pdfs(output: Path) -> list[Path]:
@@ -77,10 +67,8 @@ def _read_pages(output: Path, pdfs: list[Path]) -> list[tuple[str, str, list[dic
     """(pdf and page, extracted text, characters) for every page of the given PDFs."""
     out: list[tuple[str, str, list[dict[str, Any]]]] = []
     for pdf_path in pdfs:
-        with pdfplumber.open(pdf_path) as pdf:
-            for number, page in enumerate(pdf.pages, 1):
-                where = f"{pdf_path.relative_to(output)} p.{number}"
-                out.append((where, page.extract_text() or "", list(page.chars)))
+        for number, page in enumerate(read_pages(pdf_path), 1):
+            out.append((f"{pdf_path.relative_to(output)} p.{number}", page.text, list(page.chars)))
     return out
 
 
