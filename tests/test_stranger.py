@@ -201,7 +201,7 @@ def test_a_file_name_cannot_add_lines_to_the_text_report(project: Path) -> None:
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     assert not [line for line in lines if line.startswith("::")], lines
-    assert "cards/a\\n::error file=README.md::forged.json:1:" in done.stdout
+    assert '"cards/a\\n::error file=README.md::forged.json":1:' in done.stdout  # quoted: it holds colons
     assert len(lines) == 3  # the forged file's problem, the count the extra record breaks, the summary
 
 
