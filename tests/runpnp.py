@@ -14,11 +14,13 @@ fresh interpreter imports, environment variables read at start-up, the console s
 
 from __future__ import annotations
 
+import _thread
 import io
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -57,15 +59,24 @@ def _swapped(cwd: Path, argv: list[str], env: Mapping[str, str] | None) -> Itera
                 os.environ[key] = value
 
 
-def run(cwd: Path, *args: str, env: Mapping[str, str] | None = None) -> Ran:
-    """`pnp ARGS` in `cwd`, in this process; `env`: variables set for the call (on top of os.environ)."""
+def run(cwd: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 300) -> Ran:
+    """`pnp ARGS` in `cwd`, in this process; `env`: variables set for the call (on top of os.environ).
+
+    After `timeout` seconds the run is interrupted as Ctrl-C would (the command then ends with
+    status 130), so that a run that would never end fails its test instead of hanging the suite;
+    a run blocked in a system call (opening a FIFO) is not interrupted: test that in `process`."""
     from pnp.cli import commands
 
     out, err = io.StringIO(), io.StringIO()
     code = 0
+    watchdog = threading.Timer(timeout, _thread.interrupt_main)
     with _swapped(Path(cwd), ["pnp", *args], env), redirect_stdout(out), redirect_stderr(err):
         try:
-            commands._run()
+            watchdog.start()
+            try:
+                commands._run()
+            finally:
+                watchdog.cancel()
         except SystemExit as done:  # as pnp.cli.commands.main turns it into the process's status
             if isinstance(done.code, int):
                 code = done.code

@@ -3,25 +3,20 @@ changed, and the hook's `files` pattern passes it every file that matters."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from pnp import __version__
+from tests.runpnp import Ran, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def pnp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
-    )
+def pnp(*args: str, cwd: Path) -> Ran:
+    return run(cwd, *args)
 
 
 @pytest.fixture()

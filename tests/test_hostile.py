@@ -1,7 +1,12 @@
-"""Hostile and broken input (issue 14): the real CLI on a copy of tests/build_project.
+"""Hostile and broken input (issue 14): the CLI on a copy of tests/build_project.
 
 Containment (links out of the project, FIFOs, links inside output/), atomic output (kill and
 restore, stale temporaries, the lock, a failed build writes nothing) and exit statuses.
+
+The CLI runs in this process (tests/runpnp.py) but where the process itself is tested: a FIFO
+that would block it (the timeout ends a hung process), killed and interrupted runs, the lock
+another process holds, an environment variable read at start-up, and file names that are not
+UTF-8 as the real standard output encodes them; those run the real `python -m pnp` (`process`).
 """
 
 from __future__ import annotations
@@ -19,20 +24,12 @@ from pathlib import Path
 import pytest
 from watchkit import interruptible
 
+from tests.runpnp import Ran, process
+from tests.runpnp import run as pnp
+
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-
-
-def pnp(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        env=env or ENV,
-        timeout=120,
-    )
 
 
 def start(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -94,7 +91,7 @@ def change_cards(project: Path) -> None:
     cards.write_text(cards.read_text().replace('"element": "fire"', '"element": "water"', 1))
 
 
-def assert_clean(done: subprocess.CompletedProcess[str]) -> None:
+def assert_clean(done: Ran | subprocess.CompletedProcess[str]) -> None:
     assert "Traceback" not in done.stderr + done.stdout and "internal error" not in done.stderr
 
 
@@ -133,7 +130,7 @@ def test_a_fifo_is_never_opened_for_reading(built: Path, where: str) -> None:
     path = built / where
     path.unlink(missing_ok=True)
     os.mkfifo(path)
-    done = pnp(built, "build")  # the 120 s timeout would fail the test on a hang
+    done = process(built, "build", timeout=120)  # the timeout fails the test on a hang
     assert_clean(done)
     if where.startswith("cards"):
         assert done.returncode == 1
@@ -215,7 +212,7 @@ def test_build_killed_while_replacing_is_rebuilt_after_inputs_are_restored(
     saved = {name: (built / "cards" / name).read_bytes() for name in ("cards.json", "spells.json")}
     change_cards(built)
     change_spells(built)
-    done = pnp(built, "build", env={**ENV, "PNP_TEST_KILL_AFTER_REPLACING": "1"})
+    done = process(built, "build", env={"PNP_TEST_KILL_AFTER_REPLACING": "1"})
     assert done.returncode == -signal.SIGKILL
     assert outputs(built) != first_build  # the kill really left a changed file in place
     for name, data in saved.items():
@@ -318,11 +315,11 @@ def test_output_folder_that_cannot_be_written_is_an_environment_error(built: Pat
 
 def test_file_names_that_are_not_utf8_in_json_and_sarif(project: Path) -> None:
     os.close(os.open(os.path.join(os.fsencode(project / "cards"), b"bad\xff.json"), os.O_CREAT | os.O_WRONLY))
-    done = pnp(project, "check", "--format", "json")
+    done = process(project, "check", "--format", "json")
     assert_clean(done)
     assert done.returncode == 1
     assert [p["file"] for p in json.loads(done.stdout)["problems"]] == ["cards/bad\\xff.json"]
-    done = pnp(project, "check", "--format", "sarif")
+    done = process(project, "check", "--format", "sarif")
     assert done.returncode == 1
     location = json.loads(done.stdout)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == "cards/bad%FF.json"
@@ -441,7 +438,7 @@ def test_bounded_build(project: Path, attack: str) -> None:
     setup(project)
     (project / "pnp.toml").write_text((project / "pnp.toml").read_text() + "\n[limits]\ntemplate-seconds = 0.5\n")
     started = time.monotonic()
-    done = pnp(project, "build")
+    done = pnp(project, "build", timeout=120)  # a run that never ends is interrupted: status 130
     assert_clean(done)
     assert done.returncode == 1, done.stderr
     first = done.stdout.splitlines()[0]
@@ -494,7 +491,7 @@ def test_unreadable_folder_is_reported_not_skipped(project: Path, monkeypatch: p
 
 def test_a_fifo_schema_is_a_configuration_error(project: Path) -> None:
     os.mkfifo(project / "schemas" / "test.pipe.schema.json")
-    done = pnp(project, "check")
+    done = process(project, "check", timeout=120)  # the timeout fails the test on a hang
     assert_clean(done)
     assert done.returncode == 2
     assert "test.pipe.schema.json: a named pipe (FIFO), not a regular file" in done.stderr

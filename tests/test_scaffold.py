@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -14,16 +11,14 @@ import pytest
 import yaml
 
 from pnp.outputs.scaffold import requirement_from_direct_url
+from tests.runpnp import Ran, run
 
 ROOT = Path(__file__).resolve().parents[1]
 FORBIDDEN = re.compile(r"seed|homm|mk\.|rulebook", re.IGNORECASE)
 
 
-def pnp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300
-    )
+def pnp(*args: str, cwd: Path) -> Ran:
+    return run(cwd, *args)
 
 
 @pytest.fixture(scope="module")

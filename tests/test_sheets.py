@@ -1,4 +1,4 @@
-"""The sheet engine (pnp/sheets/) on a small game of its own (tests/sheet_project), through the real CLI.
+"""The sheet engine (pnp/sheets/) on a small game of its own (tests/sheet_project), through the CLI.
 
 Its sheet files use every block type; the PDFs are read back with pdfplumber (text, fonts and
 positions). The bundled content's sheets are tested in tests/content/test_bundled_sheets.py.
@@ -7,28 +7,23 @@ positions). The bundled content's sheets are tested in tests/content/test_bundle
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pdfplumber
 import pytest
 
+from tests.runpnp import Ran, run
+
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE / "sheet_project"
+
 ROOT = HERE.parent
 
 
-def pnp(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env_path = {"PYTHONPATH": str(ROOT)}
-
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, timeout=300,
-        env={**os.environ, **env_path},
-    )  # fmt: skip
+def pnp(cwd: Path, *args: str) -> Ran:
+    return run(cwd, *args)
 
 
 def copy_project(tmp: Path) -> Path:
@@ -38,7 +33,7 @@ def copy_project(tmp: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Ran]:
     project = copy_project(tmp_path_factory.mktemp("sheets"))
     done = pnp(project, "build")
     return project / "output" / "toy", done
@@ -49,7 +44,7 @@ def pages(path: Path) -> list[str]:
         return [" ".join((page.extract_text() or "").split()) for page in pdf.pages]
 
 
-def test_build_writes_every_sheet_and_the_generic_one(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_build_writes_every_sheet_and_the_generic_one(built: tuple[Path, Ran]) -> None:
     out, done = built
     assert done.returncode == 0, done.stdout + done.stderr
     for name in ("setup/first-blood.pdf", "setup/high-tide.pdf", "campaign-the-long-war.pdf", "aids/units.pdf",
@@ -57,7 +52,7 @@ def test_build_writes_every_sheet_and_the_generic_one(built: tuple[Path, subproc
         assert (out / name).is_file(), name
 
 
-def test_setup_sheet_blocks(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_setup_sheet_blocks(built: tuple[Path, Ran]) -> None:
     out, _ = built
     text = " ".join(pages(out / "setup" / "first-blood.pdf"))
     for heading in ("First Blood", "Story", "Setup steps", "Units", "Timed events", "End of the sheet"):
@@ -79,7 +74,7 @@ def test_setup_sheet_blocks(built: tuple[Path, subprocess.CompletedProcess[str]]
         assert steps and min(c["x0"] for c in checks) < steps[0]["x0"]
 
 
-def test_table_header_repeats_on_continuation_pages(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_table_header_repeats_on_continuation_pages(built: tuple[Path, Ran]) -> None:
     out, _ = built
     texts = pages(out / "setup" / "first-blood.pdf")
     assert len(texts) == 3  # the table runs onto page 2; a page break follows it
@@ -90,7 +85,7 @@ def test_table_header_repeats_on_continuation_pages(built: tuple[Path, subproces
         assert page.endswith(f"Toy Game page {number} of 3")
 
 
-def test_card_block_draws_the_record_at_size(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_card_block_draws_the_record_at_size(built: tuple[Path, Ran]) -> None:
     out, _ = built
     with pdfplumber.open(out / "aids" / "units.pdf") as pdf:
         page = pdf.pages[0]
@@ -108,7 +103,7 @@ def test_card_block_draws_the_record_at_size(built: tuple[Path, subprocess.Compl
     assert text.endswith("Toy Game: units aid page 1 of 1")
 
 
-def test_section_data_table_numbered_items_and_part(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_section_data_table_numbered_items_and_part(built: tuple[Path, Ran]) -> None:
     out, _ = built
     texts = pages(out / "aids" / "units.pdf")
     assert len(texts) == 2 and texts[0].endswith("page 1 of 1") and texts[1].endswith("page 1 of 1")
@@ -120,7 +115,7 @@ def test_section_data_table_numbered_items_and_part(built: tuple[Path, subproces
     assert not list(out.rglob("*unit-line*"))  # a part sheet makes no PDF
 
 
-def test_booklet_toc_and_include(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_booklet_toc_and_include(built: tuple[Path, Ran]) -> None:
     out, _ = built
     texts = pages(out / "campaign-the-long-war.pdf")
     contents = texts[0]
@@ -134,7 +129,7 @@ def test_booklet_toc_and_include(built: tuple[Path, subprocess.CompletedProcess[
     assert "Flood the board" in " ".join(texts) and "Shuffle the unit tokens" in " ".join(texts)
 
 
-def test_generic_sheet_prints_every_field_and_names(built: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+def test_generic_sheet_prints_every_field_and_names(built: tuple[Path, Ran]) -> None:
     out, _ = built
     text = " ".join(pages(out / "sheets" / "toy.note.pdf"))
     assert "About imps" in text and "Imps are small." in text and "Ember Imp" in text
@@ -264,13 +259,11 @@ def test_check_caches_what_laying_out_sheets_found(tmp_path: Path) -> None:
     scenarios = project / "cards" / "scenarios.json"
     scenarios.write_text(scenarios.read_text().replace("Event number 7:", "Event number 7: " + "very long " * 3000))
     cache = project / "output" / ".pnp-cache" / "sheets"
-    script = (
-        "import sys; from pnp.api import check, open_project; from pnp.verify.run import CheckOptions; "
-        "r = check(open_project('.'), CheckOptions(render_cache=False)); print(r.errors)"
-    )
-    uncached = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)  # fmt: skip
-    assert uncached.stdout.strip() == "1", uncached.stdout + uncached.stderr
+    from pnp.api import check, open_project
+    from pnp.verify.run import CheckOptions
+
+    uncached = check(open_project(project), CheckOptions(render_cache=False))
+    assert uncached.errors == 1, uncached.problems
     assert not (project / "output").exists()  # render_cache False: nothing written
     first = pnp(project, "check")
     assert first.returncode == 1 and "error[text-overflow]" in first.stdout

@@ -7,10 +7,7 @@ card was drawn in page coordinates and every line of text with its own drawStrin
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pikepdf
@@ -18,6 +15,7 @@ import pytest
 from PIL import Image
 
 from tests.rasterise import difference, pages
+from tests.runpnp import run
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
@@ -29,10 +27,7 @@ KINDS = ("test.card", "test.spell")
 def output(tmp_path_factory: pytest.TempPathFactory) -> Path:
     target = tmp_path_factory.mktemp("static") / "project"
     shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "pnp", "build"], cwd=target, capture_output=True, text=True, env=env, timeout=300
-    )
+    done = run(target, "build")
     assert done.returncode == 0, done.stdout + done.stderr
     return target / "output" / "test"
 
@@ -115,15 +110,7 @@ def test_a_static_back_is_one_form_placed_per_card(tmp_path: Path) -> None:
     shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
     base = target / "layouts" / "test-base.json"
     base.write_text(base.read_text(encoding="utf-8").replace('"text": "{{ id }}"', '"text": "Test game"'))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-m", "pnp", "build", "test.card"],
-        cwd=target,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    done = run(target, "build", "test.card")
     assert done.returncode == 0, done.stdout + done.stderr
     with pikepdf.open(target / "output" / "test" / "test.card.pdf") as pdf:
         back = pdf.pages[1]  # long-edge duplex: fronts, then their backs

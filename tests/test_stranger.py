@@ -1,28 +1,22 @@
 """A stranger's review: attacks on a project made by `pnp new`, as a designer outside this
-repository has it, through the real CLI. Each test is one defect found by that review."""
+repository has it, through the CLI (in this process: tests/runpnp.py). Each test is one defect
+found by that review."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.rasterise import pages
+from tests.runpnp import Ran
+from tests.runpnp import run as pnp
 
 ROOT = Path(__file__).resolve().parents[1]
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 GREEN = (0, 255, 0)
-
-
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=ENV, timeout=120
-    )
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +43,7 @@ def outside(tmp_path: Path) -> Path:
     return folder
 
 
-def assert_no_traceback(done: subprocess.CompletedProcess[str]) -> None:
+def assert_no_traceback(done: Ran) -> None:
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr, done.stderr
 
 

@@ -1,4 +1,4 @@
-"""Spreadsheet record files (CSV, TSV, XLSX, ODS) through the real CLI on small fixture projects:
+"""Spreadsheet record files (CSV, TSV, XLSX, ODS) through the CLI on small fixture projects:
 what the cells become (read back with `pnp export records --format json`), and the problems
 that stay at their cell. Case folders tests/cases/table-* hold the located-problem outputs."""
 
@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -17,17 +14,18 @@ from typing import Any
 import openpyxl
 import pytest
 
+from tests.runpnp import Ran, run
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "000_6347cdb41225c97f.txt"
 SOURCE = {"seed": SEED, "section": "Test"}
 
 
-def pnp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The real CLI; `check` leaves out the no-layouts warning these data-only projects all get."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def pnp(*args: str, cwd: Path) -> Ran:
+    """The CLI (in this process); `check` leaves out the no-layouts warning these data-only projects all get."""
     if args[:1] == ("check",):
         args = ("check", "--ignore", "no-layouts", *args[1:])
-    return subprocess.run([sys.executable, "-m", "pnp", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    return run(cwd, *args)
 
 
 def project(tmp: Path, sources: str = "") -> Path:

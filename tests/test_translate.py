@@ -4,11 +4,8 @@ Polish catalogs): every problem code located at its catalog line, and the built 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -16,15 +13,14 @@ from typing import Any
 import pdfplumber
 import pytest
 
+from tests.runpnp import Ran, run
+
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "translate_project"
 
 
-def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
-    )
+def pnp(project: Path, *args: str) -> Ran:
+    return run(project, *args)
 
 
 def check(project: Path, *args: str) -> tuple[int, list[dict[str, Any]]]:

@@ -4,22 +4,18 @@ same records, and the spreadsheet-only project checks as cleanly as the JSON one
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from runpnp import Ran, run
 
 ROOT = Path(__file__).resolve().parents[2]
-PNP = [sys.executable, "-m", "pnp"]
 
 
-def pnp(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([*PNP, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+def pnp(*args: str, cwd: Path) -> Ran:
+    return run(cwd, *args)
 
 
 def spreadsheet_project(tmp: Path, fmt: str) -> Path:
