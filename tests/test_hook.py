@@ -4,9 +4,9 @@ snapshot of it), and `pre-commit run` on the staged files, as `git commit` runs 
 with planted errors.
 
 pre-commit installs the hook from that repository into its own virtualenv (pip, from the package
-index) in its store (PRE_COMMIT_HOME, one for the module): the first run installs it (about 15
-s), the second uses it, as a user's second commit does. (`pre-commit try-repo` would install it
-again for every run, in a temporary store.)
+index) in its store (PRE_COMMIT_HOME, one per test run): the first run installs it (about 15 s),
+the second uses it, as a user's second commit does. (`pre-commit try-repo` would install it again
+for every run, in a temporary store.)
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from checkout import copy_checkout
+from oncekit import shared_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,14 +54,16 @@ class Scratch:
 
 
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> Scratch:
+def scratch(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Scratch:
     where = tmp_path_factory.mktemp("hook")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     made = subprocess.run([sys.executable, "-m", "pnp", "new", "Hook Game"], cwd=where, capture_output=True, env=env)
     assert made.returncode == 0
     # a one-commit copy: try-repo on a checkout with uncommitted changes would make a snapshot commit
     pnp_repo = copy_checkout(tmp_path_factory.mktemp("pnp"), skip=("tests", "cards", "bench"))
-    repo = Scratch(where / "hook-game", tmp_path_factory.mktemp("pre-commit-home"), pnp_repo)
+    store = shared_folder(request, "pre-commit-home")  # one per run: xdist workers share it (pre-commit locks it)
+    store.mkdir(exist_ok=True)
+    repo = Scratch(where / "hook-game", store, pnp_repo)
     for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "pnp as it is")):
         assert subprocess.run(command, cwd=pnp_repo, env=repo.env, capture_output=True).returncode == 0
     head = subprocess.run(("git", "rev-parse", "HEAD"), cwd=pnp_repo, capture_output=True, text=True, check=True)
