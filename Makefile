@@ -1,5 +1,5 @@
 # make build: venv + install + render everything in cards/ into output/
-# make test:  venv + install + the whole test suite (pytest-xdist; tests/conftest.py hands out modules longest first)
+# make test:  venv + install + the whole test suite (pytest-xdist, work-stealing: see tests/conftest.py)
 # make dist:  the sdist and wheel a user installs, into dist/
 VENV ?= .venv
 PYTHON ?= python3
@@ -30,7 +30,7 @@ test: $(STAMP)
 	    echo "warning: no /usr/bin/chromium and no root apt-get to install it; the gallery browser test will be skipped" >&2; \
 	  fi; \
 	fi
-	$(PY) -m pytest -n auto --dist loadfile
+	$(PY) -m pytest -n auto --dist worksteal
 
 check: $(STAMP)
 	$(VENV)/bin/pnp check

@@ -95,6 +95,39 @@ def replaced(path: Path, data: Any) -> Iterator[None]:
             path.write_bytes(original)
 
 
+def layouts_for(kinds: set[str], folder: Path) -> list[str]:
+    """The files of a layouts folder that draw records of `kinds`: the layouts naming one of them,
+    the layouts they extend (transitively), and icons.json. (Every other file there is a layout.)"""
+    layouts = {path.stem: path for path in folder.iterdir() if path.name != "icons.json"}
+    assert all(path.suffix == ".json" for path in layouts.values()), "layouts_for reads JSON layouts only"
+    data = {name: json.loads(path.read_text(encoding="utf-8")) for name, path in layouts.items()}
+    keep = {"icons.json"} & {path.name for path in folder.iterdir()}
+    wanted = [name for name, layout in data.items() if set(layout.get("kinds") or ()) & kinds]
+    while wanted:
+        name = wanted.pop()
+        if name in layouts and layouts[name].name not in keep:
+            keep.add(layouts[name].name)
+            if isinstance(data[name].get("extends"), str):
+                wanted.append(data[name]["extends"])
+    return sorted(keep)
+
+
+@contextlib.contextmanager
+def only_layouts(project: Path, source: Path, kinds: set[str]) -> Iterator[list[str]]:
+    """The project's layouts/ holding only what draws `kinds` (layouts_for) for the example.
+
+    Checking the bundled project compiles and checks the templates of all its layouts every
+    time (about 4 s of CPU); an example's records are of one kind, and the other kinds' layouts
+    neither draw them nor read them, so each example gets its own kind's layouts alone."""
+    names = layouts_for(kinds, source)
+    target = project / "layouts"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir()
+    for name in names:
+        shutil.copy(source / name, target / name)
+    yield names
+
+
 # --- schemas as hypothesis-jsonschema takes them -------------------------------------------------
 
 

@@ -15,6 +15,7 @@ fresh interpreter imports, environment variables read at start-up, the console s
 from __future__ import annotations
 
 import _thread
+import gc
 import io
 import os
 import shutil
@@ -77,6 +78,9 @@ def run(cwd: Path, *args: str, env: Mapping[str, str] | None = None, timeout: fl
                 commands._run()
             finally:
                 watchdog.cancel()
+                # loading records freezes the collector's objects (gc.freeze, for a process about
+                # to end): this one goes on, so give them back, or each run's garbage would stay
+                gc.unfreeze()
         except SystemExit as done:  # as pnp.cli.commands.main turns it into the process's status
             if isinstance(done.code, int):
                 code = done.code

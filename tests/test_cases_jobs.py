@@ -1,7 +1,7 @@
 """The case folders whose problems lie in record files again, with `--jobs 3`: forked children
 validate the record files, so these are the cases where it could differ (configuration, layout
-and schema cases never reach the children). A module of its own, so that under pytest-xdist it
-runs beside tests/test_cases.py rather than after it."""
+and schema cases never reach the children). The children are forked from the test's own process
+(the CLI runs in process: tests/runpnp.py)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,12 @@
-"""The pre-commit hook as a user's repository runs it: `pre-commit try-repo` this checkout (a
-snapshot of it) on a scratch git repository holding a `pnp new` project, clean, then with
-planted errors.
+"""The pre-commit hook as a user's repository runs it: a scratch git repository holding a `pnp
+new` project and a .pre-commit-config.yaml whose `repo:` line names this checkout (a one-commit
+snapshot of it), and `pre-commit run` on the staged files, as `git commit` runs it: clean, then
+with planted errors.
 
-pre-commit installs the hook from this checkout into its own virtualenv (pip, from the package
-index), as it would from a `repo:` line. try-repo keeps that virtualenv in a temporary store, so
-each run installs it again (about 15 s): the module runs the hook twice, no more.
+pre-commit installs the hook from that repository into its own virtualenv (pip, from the package
+index) in its store (PRE_COMMIT_HOME, one per test run): the first run installs it (about 15 s),
+the second uses it, as a user's second commit does. (`pre-commit try-repo` would install it again
+for every run, in a temporary store.)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from checkout import copy_checkout
+from oncekit import shared_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,7 +43,7 @@ class Scratch:
 
     def hook(self) -> subprocess.CompletedProcess[str]:
         """The hook on the staged files, as `git commit` would run it."""
-        return self.run(sys.executable, "-m", "pre_commit", "try-repo", str(self.hook_repo), "pnp-check", "--verbose")
+        return self.run(sys.executable, "-m", "pre_commit", "run", "pnp-check", "--verbose")
 
     def edit(self, relative: str, old: str, new: str) -> None:
         path = self.folder / relative
@@ -51,16 +54,22 @@ class Scratch:
 
 
 @pytest.fixture(scope="module")
-def scratch(tmp_path_factory: pytest.TempPathFactory) -> Scratch:
+def scratch(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Scratch:
     where = tmp_path_factory.mktemp("hook")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     made = subprocess.run([sys.executable, "-m", "pnp", "new", "Hook Game"], cwd=where, capture_output=True, env=env)
     assert made.returncode == 0
     # a one-commit copy: try-repo on a checkout with uncommitted changes would make a snapshot commit
     pnp_repo = copy_checkout(tmp_path_factory.mktemp("pnp"), skip=("tests", "cards", "bench"))
-    repo = Scratch(where / "hook-game", tmp_path_factory.mktemp("pre-commit-home"), pnp_repo)
+    store = shared_folder(request, "pre-commit-home")  # one per run: xdist workers share it (pre-commit locks it)
+    store.mkdir(exist_ok=True)
+    repo = Scratch(where / "hook-game", store, pnp_repo)
     for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "pnp as it is")):
         assert subprocess.run(command, cwd=pnp_repo, env=repo.env, capture_output=True).returncode == 0
+    head = subprocess.run(("git", "rev-parse", "HEAD"), cwd=pnp_repo, capture_output=True, text=True, check=True)
+    (repo.folder / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {pnp_repo}\n    rev: {head.stdout.strip()}\n    hooks:\n      - id: pnp-check\n"
+    )
     for command in (("git", "init", "-q"), ("git", "add", "-A"), ("git", "commit", "-qm", "new game")):
         assert repo.run(*command).returncode == 0
     return repo

@@ -274,7 +274,7 @@ def test_page_headers_and_footers(loaded: LoadedProject, built: tuple[Path, list
     for number, page in enumerate(pages, 1):
         assert page.startswith(record["name"]), "title repeated on every page"
         assert page.endswith(f"page {number} of {len(pages)}")
-        assert loaded.project.game("homm3.scenario").title in page
+        assert "Heroes of Might and Magic III: The Board Game - Conflux" in page  # the game's title (pnp.toml)
 
 
 def test_campaign_booklet_lists_its_scenarios_in_order(loaded: LoadedProject, built: tuple[Path, list[Path]]) -> None:
