@@ -135,7 +135,7 @@ class FaceDigests:
         if uses_refs == "any":  # a template looks up an id it makes itself: every record may show
             hasher.update(self._all_records())
         assets = tuple(site.path for site in self.loaded.schemas.sites(kind) if site.what == "asset")
-        known = (hasher.hexdigest(), uses_refs, _src_templates(layout), assets)
+        known = (hasher.hexdigest(), uses_refs, src_templates(layout), assets)
         self._layouts[cache_key] = known
         return known
 
@@ -182,7 +182,7 @@ def _strings(node: Any) -> list[str]:
     return []
 
 
-def _src_templates(layout: Layout) -> list[Any]:
+def src_templates(layout: Layout) -> list[Any]:
     """The compiled `src` templates of the layout's image elements (`{{ art }}`)."""
     from pnp.project.layout import template_env
 

@@ -100,25 +100,15 @@ def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[
     """The files image elements whose `src` is a template (`{{ art }}`) name for each record, so
     that a changed picture redraws its kind even where the schema declares no `x-asset` field.
     (A `src` reading `expand` values or `copy` is rendered without them.)"""
-    from pnp.project.layout import template_env
+    from pnp.drawing.faces import src_templates
 
     root = loaded.project.root
-    sources = [
-        element["src"]
-        for face in ("front", "back")
-        for element in (layout.data.get(face) or {}).get("elements", [])
-        if isinstance(element, dict) and isinstance(element.get("src"), str) and "{" in element["src"]
-    ]
-    if not sources:
+    templates = src_templates(layout)
+    if not templates:
         return []
-    env = template_env()
     records = [record for _, _, record in loaded.records(kind)]
     names: set[str] = set()
-    for source in sources:
-        try:
-            template = env.from_string(source)
-        except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing
-            continue
+    for template in templates:
         for record in records:
             try:
                 names.add(template.render({**record, "record": record}).strip())

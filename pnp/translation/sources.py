@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.config import Project
+from pnp.project.index import values_at
 from pnp.project.jsonfile import line_col
 from pnp.project.loaded import read_sheet_files
 from pnp.translation.units import (
@@ -25,7 +26,6 @@ from pnp.translation.units import (
     Unit,
     is_static,
     translatable_paths,
-    values_at_paths,
 )
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
                 continue
             base = record_file.pointer(index)
             for path in paths:
-                for pointer, value in values_at_paths(record, path, ""):
+                for pointer, value in values_at(record, path, ""):
                     if not isinstance(value, str) or not value.strip():
                         continue
                     offset = record_file.offset_of(Finding("missing-translation", "", base + pointer))

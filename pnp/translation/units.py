@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.config import Project
 from pnp.project.records import RecordFile
@@ -84,19 +82,6 @@ def translatable_paths(loaded: LoadedProject, kind: str) -> list[tuple[str, ...]
         paths.append(("name",))
     paths += [s.path for s in sites if s.what == "translate"]
     return [p for p in dict.fromkeys(paths) if p not in excluded]
-
-
-def values_at_paths(node: Any, path: tuple[str, ...], pointer: str) -> Iterator[tuple[str, Any]]:
-    if not path:
-        yield pointer, node
-        return
-    head, rest = path[0], path[1:]
-    if head == "*":
-        items: Any = enumerate(node) if isinstance(node, list) else node.items() if isinstance(node, dict) else ()
-        for key, sub in items:
-            yield from values_at_paths(sub, rest, f"{pointer}/{escape(str(key))}")
-    elif isinstance(node, dict) and head in node:
-        yield from values_at_paths(node[head], rest, f"{pointer}/{escape(head)}")
 
 
 def is_static(value: Any) -> TypeGuard[str]:
