@@ -195,11 +195,14 @@ def test_ci_installs_pnp_from_where_it_came_when_pip_can_reach_it(recorded: str,
     assert requirement_from_direct_url(recorded) == requirement
 
 
-def test_the_workflow_installs_pnp_then_checks(ember: Path) -> None:
+def test_the_workflow_installs_pnp_checks_then_builds_and_keeps_the_pdfs(ember: Path) -> None:
     workflow = yaml.safe_load((ember / ".github" / "workflows" / "pnp.yml").read_text())
     steps = workflow["jobs"]["check"]["steps"]
-    assert steps[-1] == {"run": "pnp check --format github"}
-    install = steps[-2]
+    assert steps[-3] == {"run": "pnp check --format github"}
+    assert steps[-2] == {"name": "Build the print-and-play PDFs", "run": "pnp build"}
+    assert steps[-1]["uses"] == "actions/upload-artifact@v4"
+    assert steps[-1]["with"] == {"name": "print-and-play", "path": "output/**/*.pdf", "if-no-files-found": "error"}
+    install = steps[-4]
     assert install["env"]["PNP_REQUIREMENT"].startswith("${{ vars.PNP_REQUIREMENT || '")
     assert 'pip install "$PNP_REQUIREMENT"' in install["run"] and "::error::" in install["run"]
 
