@@ -102,7 +102,7 @@ def _follow_refs(schemas: SchemaStore) -> None:
     pending = list(schemas.file_of_uri.items())
     while pending:
         uri, path = pending.pop()
-        for ref in _refs(schemas.docs[uri]):
+        for ref in schema_refs(schemas.docs[uri]):
             target = urldefrag(urljoin(uri, ref))[0]
             if not target or target in schemas.docs or urlparse(target).netloc in META_HOSTS:
                 continue
@@ -118,7 +118,7 @@ def add_meta_schemas(docs: dict[str, dict[str, Any]]) -> None:
     wanted = {
         target
         for uri, doc in list(docs.items())
-        for ref in _refs(doc)
+        for ref in schema_refs(doc)
         if urlparse(target := urldefrag(urljoin(uri, ref))[0]).netloc in META_HOSTS and target not in docs
     }
     if not wanted:
@@ -132,7 +132,8 @@ def add_meta_schemas(docs: dict[str, dict[str, Any]]) -> None:
                 docs[uri] = REGISTRY.contents(uri)
 
 
-def _refs(node: Any) -> Iterator[str]:
+def schema_refs(node: Any) -> Iterator[str]:
+    """Every "$ref" string of a schema document (not inside enum, const, examples or default)."""
     stack = [node]
     while stack:
         item = stack.pop()

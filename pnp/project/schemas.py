@@ -418,9 +418,11 @@ def _unresolved_ref_message(
     """Which schema has a $ref to a schema the folder does not hold, and what to write instead."""
     text = str(err)
     missing = text.split("'")[1] if text.count("'") >= 2 else ""
+    from pnp.project.declared import schema_refs
+
     where = str(folder)
     for uri, schema in docs.items():
-        if any(urldefrag(urljoin(uri, ref))[0] == missing for ref in _refs(schema)):
+        if any(urldefrag(urljoin(uri, ref))[0] == missing for ref in schema_refs(schema)):
             where = str(files.get(uri, folder))
             break
     return (
@@ -428,19 +430,6 @@ def _unresolved_ref_message(
         "(pnp never fetches schemas from elsewhere); point it at a schema file of this folder, "
         "such as common.schema.json#/$defs/NAME"
     )
-
-
-def _refs(node: Any) -> Iterator[str]:
-    """Every "$ref" string of a schema document."""
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            if isinstance(item.get("$ref"), str):
-                yield item["$ref"]
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
 
 
 def _declared_kind(schema: dict[str, Any]) -> str | None:
