@@ -93,24 +93,9 @@ class FaceDigests:
             if name:
                 hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(root / name).encode())
         if uses_refs == "fields":
-            for rid, other in self.referenced(record):
+            for rid, other in self.loaded.referenced((record,)):
                 hasher.update(rid.encode(errors="surrogatepass") + b"\0" + _dumps(other))
         return hasher.hexdigest()
-
-    def referenced(self, record: Record) -> list[tuple[str, Record]]:
-        """Records whose id is one of `record`'s values (what `ref` may show), sorted by id."""
-        found: dict[str, Record] = {}
-        stack: list[Any] = [v for k, v in record.items() if k != "id"]
-        while stack:
-            value = stack.pop()
-            if isinstance(value, str):
-                if value not in found and (other := self.loaded.lookup(value)) is not None:
-                    found[value] = other
-            elif isinstance(value, dict):
-                stack.extend(value.values())
-            elif isinstance(value, list):
-                stack.extend(value)
-        return sorted(found.items())
 
     def _all_records(self) -> bytes:
         if self._all is None:

@@ -63,7 +63,7 @@ def template_env() -> ImmutableSandboxedEnvironment:
 
     env = BoundedSandbox(autoescape=False, keep_trailing_newline=False)
     env.filters["roman"] = _roman
-    env.filters["ref"] = lambda value, field="name": value  # the renderer's looks the record up
+    env.filters["ref"] = lambda value, field="name", kind=None: value  # the renderer's looks the record up
     return env
 
 
@@ -554,17 +554,3 @@ def check_layouts(
                     record_file.pointer(0) + ("" if record_file.kind else "/kind"),
                 ),
             )
-
-
-def ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
-    """`{{ faction | ref }}`: the referenced record's name (or another field); lists map item by item."""
-
-    def ref(value: Any, field: str = "name") -> Any:
-        if isinstance(value, list):
-            return [ref(item, field) for item in value]
-        if not isinstance(value, str):
-            return value
-        target = lookup(value)
-        return target.get(field, value) if target else value
-
-    return ref

@@ -64,6 +64,30 @@ class LoadedProject:
         entry = self.index.find(record_id, kind)
         return entry[1].records[entry[2]] if entry else None
 
+    def referenced(self, records: Iterable[Record]) -> list[tuple[str, Record]]:
+        """Every record a `ref` on these records' values may show, sorted: for each value that is
+        an id, the record it names among the shared ids and in each declared kind (`ref` may name
+        the kind). What a face that shows `| ref` depends on."""
+        index = self.index
+        found: dict[tuple[str, str], Record] = {}
+        stack: list[Any] = [{k: v for k, v in r.items() if k != "id"} for r in records]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+            elif type(value) is str or (type(value) is int and index.scoped):
+                key = str(value)
+                entry = index.first.get(key)
+                if entry is not None:
+                    found.setdefault(("", key), entry[1].records[entry[2]])
+                for kind, ids in index.scoped.items():
+                    entry = ids.get(key)
+                    if entry is not None:
+                        found.setdefault((kind, key), entry[1].records[entry[2]])
+        return [(f"{kind}\0{key}", record) for (kind, key), record in sorted(found.items())]
+
     @property
     def layouts(self) -> LayoutSet:
         """Every layout, resolved (`extends`), with what was found reading them."""

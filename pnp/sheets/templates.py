@@ -16,7 +16,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
-from pnp.project.layout import ref_filter, template_env
+from pnp.project.layout import template_env
+from pnp.project.refkinds import Lookup, ref_filter
 from pnp.project.sheetfiles import SheetFile, SheetSet
 
 Block = dict[str, Any]
@@ -55,7 +56,7 @@ class Templates:
     problems its templates met."""
 
     sheets: SheetSet
-    lookup: Callable[[str], dict[str, Any] | None]
+    lookup: Lookup
     labels: Callable[[str, str], dict[str, str]]
     records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
     # a sheet word from no sheet file, by catalog context (pnp.translation.sheetwords): a language build translates it
