@@ -20,7 +20,7 @@ def export() -> None:
 
     Every export checks the project first: with errors it writes nothing and exits 1 (the gallery
     can be written anyway with --with-errors). Files are written atomically and only when their
-    inputs changed (--force rewrites them). See docs/export.md.
+    inputs changed (--force rewrites them). See `pnp docs export`.
     """
 
 
@@ -41,7 +41,7 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
 
 
 def export_lang_options(command: Any) -> Any:
-    """--lang and --fallback of the picture exports (docs/translations.md#exports-in-a-language)."""
+    """--lang and --fallback of the picture exports (`pnp docs translations`)."""
     command = click.option(
         "--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing."
     )(command)
@@ -56,7 +56,7 @@ def export_lang_options(command: Any) -> Any:
 def _export_languages(
     project: Project, name: str, langs: tuple[str, ...], options: Any, run: Any, fmt: str, with_errors: bool = False
 ) -> None:
-    """One export per language (--lang; see docs/translations.md), each reported as if run alone."""
+    """One export per language (--lang; see `pnp docs translations`), each reported as if run alone."""
     codes = []
     for lang, back in language_runs(project, langs, options.fallback):
         result = run(project, replace(options, lang=lang, fallback=back))
@@ -123,7 +123,7 @@ def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, projec
     default=None,
     metavar="NAME",
     help="A print shop's size, bleed and safe zone: poker-us, bridge-us, mini-us, tarot-us (1/8 in bleed and safe), "
-    "poker, bridge, mini, tarot, square (3 mm), token-20, token-25, token-30, token-38 (2 mm); docs/export.md.",
+    "poker, bridge, mini, tarot, square (3 mm), token-20, token-25, token-30, token-38 (2 mm); `pnp docs export`.",
 )
 @click.option(
     "--bleed",
