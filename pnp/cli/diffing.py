@@ -18,13 +18,11 @@ from pnp.core.problems import Problem, one_line, text_line
 
 @cli.command()
 @click.argument("revisions", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True
+    "--since-tag", is_flag=True, help="Compare the latest release tag (git describe --tags) with the working tree."
 )
-@click.option("--since-tag", is_flag=True, help="Compare the latest release tag (git describe --tags) with the working tree.")
-@click.option(
-    "--no-files", is_flag=True, help="Print the report only; draw nothing and leave output/diff/ as it is."
-)
+@click.option("--no-files", is_flag=True, help="Print the report only; draw nothing and leave output/diff/ as it is.")
 @click.option(
     "--dpi", type=click.IntRange(30, 300), default=100, show_default=True, help="Resolution of the report's images."
 )

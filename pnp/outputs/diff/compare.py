@@ -174,7 +174,9 @@ def records_by_key(loaded: LoadedProject) -> dict[tuple[str, str], Placed]:
             while key in found:
                 n += 1
                 key = (kind, f"{base}#{n}")
-            found[key] = Placed(record, place_of(root, record_file, record_file.pointer(index)), title_of(record, key[1]))
+            found[key] = Placed(
+                record, place_of(root, record_file, record_file.pointer(index)), title_of(record, key[1])
+            )
     return found
 
 

@@ -104,7 +104,10 @@ def _spawn(args: list[str], cwd: Path, stdin: bytes, timeout: float) -> Iterator
                 errors[0] += chunk[: STDERR_CAP - len(errors[0])]
 
     timer = threading.Timer(timeout, expire)
-    threads = [threading.Thread(target=feed, args=(process.stdin,)), threading.Thread(target=drain, args=(process.stderr,))]
+    threads = [
+        threading.Thread(target=feed, args=(process.stdin,)),
+        threading.Thread(target=drain, args=(process.stderr,)),
+    ]
     timer.start()
     for thread in threads:
         thread.start()
@@ -229,7 +232,9 @@ def _stream_blobs(repo: Repository, wanted: list[tuple[str, str, int]], target: 
         for oid, path, size in wanted:
             header = stdout.readline(256).split()
             if len(header) != 3 or header[0].decode("ascii", "replace") != oid or int(header[2]) != size:
-                raise ConfigError(f"git cat-file gave {b' '.join(header)[:80]!r} for {path}; the repository may be damaged")
+                raise ConfigError(
+                    f"git cat-file gave {b' '.join(header)[:80]!r} for {path}; the repository may be damaged"
+                )
             destination = target / path
             if destination.parent not in made:
                 destination.parent.mkdir(parents=True, exist_ok=True)

@@ -163,7 +163,9 @@ def report_github(diff: Diff, out: IO[str]) -> None:
         out.write("\n")
     if diff.files:
         out.write("Project files: " + ", ".join(f"{_cell(f.path)} ({f.status})" for f in diff.files) + "\n\n")
-    out.write("The before-and-after images are in output/diff/index.html, the sheets to reprint in output/diff/errata.pdf.\n")
+    out.write(
+        "The before-and-after images are in output/diff/index.html, the sheets to reprint in output/diff/errata.pdf.\n"
+    )
 
 
 REPORTERS: dict[str, Callable[[Diff, IO[str]], None]] = {

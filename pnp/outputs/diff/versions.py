@@ -64,7 +64,9 @@ def opened_versions(root: Path, request: Request) -> Iterator[tuple[Version, Ver
 
 def _load(root: Path, revision: str | None) -> Version:
     if not (root / "pnp.toml").is_file():
-        raise ConfigError(f"{revision}: no pnp.toml in the project's folder at that revision; it was not a pnp project then")
+        raise ConfigError(
+            f"{revision}: no pnp.toml in the project's folder at that revision; it was not a pnp project then"
+        )
     try:
         version = load_version(root, revision or WORKING_TREE)
     except ConfigError as err:

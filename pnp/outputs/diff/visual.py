@@ -14,8 +14,9 @@ from __future__ import annotations
 import html
 import io
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, cast
 
 from pnp.core.output import OutputRun, atomic_write, remove_output
 from pnp.core.problems import Problem
@@ -69,13 +70,17 @@ def write_report(old: Version, new: Version, diff: Diff, dpi: int) -> tuple[list
         files[errata], problems = errata_pdf(new, diff)
     with OutputRun(project.output):
         for path, data in files.items():
-            atomic_write(path, lambda handle, data=data: handle.write(data))
+            atomic_write(path, partial(_write, data=data))
         stale = [p for p in (folder / "img").glob("*.png") if p not in files]
         if errata not in files and errata.is_file():
             stale.append(errata)
         for path in stale:
             remove_output(path)
     return [path for path in (folder / "index.html", errata) if path in files], problems
+
+
+def _write(handle: IO[bytes], data: bytes) -> None:
+    handle.write(data)
 
 
 # --- the faces, drawn -------------------------------------------------------------------------
@@ -93,7 +98,8 @@ def shown_faces(old: Version, new: Version, diff: Diff, dpi: int) -> list[Shown]
         after = _drawn(new, kind, ids, dpi)
         for change in changes:
             names = sorted(
-                {name for (rid, name) in before if rid == change.id} | {name for (rid, name) in after if rid == change.id}
+                {name for (rid, name) in before if rid == change.id}
+                | {name for (rid, name) in after if rid == change.id}
             )
             for name in names:
                 was, now = before.get((change.id, name), {}), after.get((change.id, name), {})
@@ -245,14 +251,14 @@ def errata_pdf(new: Version, diff: Diff) -> tuple[bytes, list[Problem]]:
     import pikepdf
 
     from pnp.drawing.findings import render_kind
-    from pnp.drawing.impose import MM, SheetSpec, parse_paper, with_cutting
+    from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
 
     loaded = new.loaded
     project = loaded.project
     width, height = parse_paper(project.paper)
-    cutting = "gutter" if project.cutting == "gutter" else "butted"
+    cutting: Cutting = "gutter" if project.cutting == "gutter" else "butted"
     gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0
-    spec = SheetSpec(width, height, gutter=gutter, duplex=project.duplex, cutting=cutting)  # type: ignore[arg-type]
+    spec = SheetSpec(width, height, gutter=gutter, duplex=cast(Duplex, project.duplex), cutting=cutting)
     wanted: dict[str, set[str]] = {}
     for change in diff.faces:
         if change.status != "removed":
@@ -307,7 +313,9 @@ def changelog_pdf(diff: Diff, name: str, size: tuple[float, float], even: bool) 
     printed = sorted({f.kind for f in diff.faces if f.status != "removed"})
     lines = changelog_lines(diff)
     if printed:
-        lines.append(f"The sheets that follow hold every new and changed face ({', '.join(printed)}), copies as in the game.")
+        lines.append(
+            f"The sheets that follow hold every new and changed face ({', '.join(printed)}), copies as in the game."
+        )
     for line in lines:
         for n, piece in enumerate(simpleSplit("• " + line, SANS.regular, size_pt, width - 2 * margin - 10)):
             if y - leading < margin:
