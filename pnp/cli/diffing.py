@@ -54,7 +54,7 @@ def diff(
         _report_broken(broken.label, broken.problems, fmt)
         click.echo(f"pnp diff: {one_line(str(broken))}", err=True)
         exit_now(2)
-    REPORTERS[fmt](result, sys.stdout)
+    REPORTERS[fmt](result, sys.stdout, not no_files)
     exit_now(1 if result.changed else 0)
 
 

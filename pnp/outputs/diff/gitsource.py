@@ -144,9 +144,12 @@ def repository(root: Path) -> Repository:
     """The git work tree holding the project at `root` (ConfigError: not a git repository)."""
     try:
         answer = run_git(["rev-parse", "--show-toplevel", "--show-prefix"], root).decode("utf-8", "surrogateescape")
-    except GitFailed:
+    except GitFailed as err:
+        said = err.stderr.splitlines()[0] if err.stderr else ""
         raise ConfigError(
             f"{root}: not in a git repository; pnp diff compares versions of a project kept in git (git init)"
+            if "not a git repository" in said.lower() or not said
+            else f"{root}: git cannot read the repository: {said}"
         ) from None
     lines = answer.split("\n")
     if len(lines) < 2:

@@ -52,11 +52,16 @@ def _counts(diff: Diff) -> str:
         return sum(1 for c in changes if c.status == status)
 
     redrawn = sum(1 for f in diff.faces if f.status != "removed")
+    changed = count(diff.records, "changed")
     return (
         f"{count(diff.records, 'added')} added, {count(diff.records, 'removed')} removed, "
-        f"{count(diff.records, 'changed')} changed records; {redrawn} records' faces to print; "
-        f"{len(diff.files)} project files changed"
+        f"{changed} changed record{_s(changed)}; faces of {redrawn} record{_s(redrawn)} to print; "
+        f"{len(diff.files)} project file{_s(len(diff.files))} changed"
     )
+
+
+def _s(count: int) -> str:
+    return "" if count == 1 else "s"
 
 
 def redrawn_only(diff: Diff) -> list[FaceChange]:
@@ -68,7 +73,7 @@ def redrawn_only(diff: Diff) -> list[FaceChange]:
 # --- text -------------------------------------------------------------------------------------
 
 
-def report_text(diff: Diff, out: IO[str]) -> None:
+def report_text(diff: Diff, out: IO[str], files: bool = True) -> None:
     out.write(f"pnp diff {one_line(diff.before)} .. {one_line(diff.after)}\n")
     if not diff.changed:
         out.write("no changes\n")
@@ -129,7 +134,7 @@ def diff_dict(diff: Diff) -> dict[str, Any]:
     }
 
 
-def report_json(diff: Diff, out: IO[str]) -> None:
+def report_json(diff: Diff, out: IO[str], files: bool = True) -> None:
     out.write(orjson.dumps(diff_dict(diff), option=orjson.OPT_INDENT_2, default=str).decode() + "\n")
 
 
@@ -142,7 +147,8 @@ def _cell(text: str) -> str:
     return text.replace("`", "'")
 
 
-def report_github(diff: Diff, out: IO[str]) -> None:
+def report_github(diff: Diff, out: IO[str], files: bool = True) -> None:
+    """`files`: output/diff/ was written (the summary points at it)."""
     out.write(f"### pnp diff: {_cell(diff.before)} → {_cell(diff.after)}\n\n")
     if not diff.changed:
         out.write("No changes to records, faces or project files.\n")
@@ -163,12 +169,11 @@ def report_github(diff: Diff, out: IO[str]) -> None:
         out.write("\n")
     if diff.files:
         out.write("Project files: " + ", ".join(f"{_cell(f.path)} ({f.status})" for f in diff.files) + "\n\n")
-    out.write(
-        "The before-and-after images are in output/diff/index.html, the sheets to reprint in output/diff/errata.pdf.\n"
-    )
+    if files:
+        out.write("Before and after: output/diff/index.html; the sheets to reprint: output/diff/errata.pdf.\n")
 
 
-REPORTERS: dict[str, Callable[[Diff, IO[str]], None]] = {
+REPORTERS: dict[str, Callable[[Diff, IO[str], bool], None]] = {
     "text": report_text,
     "json": report_json,
     "github": report_github,

@@ -26,7 +26,8 @@ class BrokenVersion(ConfigError):
     tree, whose files are where they are)."""
 
     def __init__(self, label: str | None, problems: tuple[Problem, ...], message: str = "") -> None:
-        super().__init__(message or f"{label or WORKING_TREE}: {len(problems)} errors; fix them, then compare again")
+        count = f"{len(problems)} error{'s' if len(problems) != 1 else ''}"
+        super().__init__(message or f"{label or WORKING_TREE}: {count}; fix them, then compare again")
         self.label = label
         self.problems = problems
 
