@@ -164,7 +164,7 @@ def runs(game: Path) -> dict[str, Ran]:
     """Every command of the module, run once; the one run writing output/diff/ is `files`."""
     status = git(game, "status", "--porcelain", "--ignored")
     found = {
-        "files": run(game, "diff", "v1.0"),
+        "files": run(game, "diff", "v1.0", "HEAD"),  # writes the working tree's output/diff/ all the same
         "json": run(game, "diff", "v1.0", "--format", "json", "--no-files"),
         "github": run(game, "diff", "v1.0", "--format", "github", "--no-files"),
         "two": run(game, "diff", "v1.0", "HEAD", "--format", "json", "--no-files"),
@@ -216,7 +216,7 @@ def test_two_revisions_compare_like_the_working_tree_they_match(runs: dict[str, 
 def test_text_and_github_formats(runs: dict[str, Ran]) -> None:
     text = runs["files"].stdout
     assert text.splitlines()[:4] == [
-        "pnp diff v1.0 .. working tree",
+        "pnp diff v1.0 .. HEAD",
         "~ demo.card alpha (changed) cards/cards.json:2",
         "    /cost: 1 -> 2",
         "~ demo.card bravo (changed) cards/cards.json:10",
@@ -261,6 +261,10 @@ def test_not_a_repository_and_no_git(tmp_path: Path, game: Path) -> None:
             shutil.copy(game / name, alone / name)
     ran = run(alone, "diff", "--no-files")
     assert ran.returncode == 2 and "not in a git repository" in ran.stderr
+    git(alone, "init", "-q")
+    commit(alone, "untagged")
+    untagged = run(alone, "diff", "--since-tag", "--no-files")
+    assert untagged.returncode == 2 and "--since-tag: no release tag" in untagged.stderr
     no_git = run(game, "diff", "--no-files", env={"PATH": str(tmp_path / "empty")})
     assert no_git.returncode == 2 and "git is not installed" in no_git.stderr
 
@@ -314,7 +318,7 @@ def test_the_errata_holds_exactly_the_changed_faces(runs: dict[str, Ran], game: 
     with pdfplumber.open(game / "output" / "diff" / "errata.pdf") as pdf:
         pages = [page.extract_text() or "" for page in pdf.pages]
     changelog, blank, sheets = pages[0], pages[1], pages[2:]
-    assert changelog.splitlines()[:2] == ["Demo: errata", "Changes from v1.0 to working tree."]
+    assert changelog.splitlines()[:2] == ["Demo: errata", "Changes from v1.0 to HEAD."]
     assert "Changed demo.card: Alpha: cost 1 → 2" in changelog and "Removed demo.card: Charlie" in changelog
     assert blank == ""  # duplex: the changelog's back is blank, so every front meets its back
     words = " ".join(sheets).split()
@@ -329,7 +333,7 @@ def test_the_errata_holds_exactly_the_changed_faces(runs: dict[str, Ran], game: 
 def test_same_input_same_report(runs: dict[str, Ran], game: Path) -> None:
     folder = game / "output" / "diff"
     before = {p.name: p.read_bytes() for p in (folder, folder / "img") for p in p.iterdir() if p.is_file()}
-    again = run(game, "diff", "v1.0")
+    again = run(game, "diff", "v1.0", "HEAD")
     assert again.returncode == 1
     after = {p.name: p.read_bytes() for p in (folder, folder / "img") for p in p.iterdir() if p.is_file()}
     assert before == after

@@ -45,7 +45,7 @@ def diff(
             if not no_files:
                 from pnp.outputs.diff.visual import write_report
 
-                written, drawn = write_report(old, new, result, dpi)
+                written, drawn = write_report(project.output, old, new, result, dpi)
                 for problem in drawn:  # what drawing the errata found in the new version
                     click.echo(text_line(problem), err=True)
                 for path in written:

@@ -141,10 +141,26 @@ def report_json(diff: Diff, out: IO[str], files: bool = True) -> None:
 # --- github (Markdown) -----------------------------------------------------------------------
 
 
+MARKDOWN_ESCAPES = str.maketrans(
+    {
+        "\\": "\\\\",
+        "|": "\\|",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "`": "\\`",
+        "<": "&lt;",
+        ">": "&gt;",
+        "&": "&amp;",
+        "@": "&#64;",  # no @mention of anyone from a card's name in a pull-request comment
+    }
+)
+
+
 def _cell(text: str) -> str:
-    """Text inside a Markdown table cell: no line breaks, pipes, HTML or backtick spans."""
-    text = one_line(text).replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("`", "'")
+    """Text as Markdown shows it literally, on one line: no table break, emphasis, link, HTML or mention."""
+    return one_line(text).translate(MARKDOWN_ESCAPES)
 
 
 def report_github(diff: Diff, out: IO[str], files: bool = True) -> None:

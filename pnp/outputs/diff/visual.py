@@ -51,11 +51,10 @@ class Shown:
     pictures: tuple[Picture, ...]
 
 
-def write_report(old: Version, new: Version, diff: Diff, dpi: int) -> tuple[list[Path], list[Problem]]:
-    """Write output/diff/ of the new version's project; the files written, and what drawing the
-    errata found (text that no longer fits, a missing image) to report."""
-    project = new.project
-    folder = project.output / FOLDER
+def write_report(output: Path, old: Version, new: Version, diff: Diff, dpi: int) -> tuple[list[Path], list[Problem]]:
+    """Write `output`/diff/ (the working tree's output folder, whichever versions are compared);
+    the files written, and what drawing the errata found (text that no longer fits, a missing image)."""
+    folder = output / FOLDER
     shown = shown_faces(old, new, diff, dpi)
     files: dict[Path, bytes] = {}
     for n, face in enumerate(shown, 1):
@@ -68,7 +67,7 @@ def write_report(old: Version, new: Version, diff: Diff, dpi: int) -> tuple[list
     errata = folder / "errata.pdf"
     if any(f.status != "removed" for f in diff.faces) or diff.records:
         files[errata], problems = errata_pdf(new, diff)
-    with OutputRun(project.output):
+    with OutputRun(output):
         for path, data in files.items():
             atomic_write(path, partial(_write, data=data))
         stale = [p for p in (folder / "img").glob("*.png") if p not in files]
