@@ -72,7 +72,19 @@ CARD_LAYOUT = {
     },
     "back": {
         "background": "#2c3e50",
-        "elements": [{"name": "mark", "type": "text", "x": 5, "y": 40, "w": 53, "h": 8, "text": "DEMO", "size": 12}],
+        "elements": [
+            {
+                "name": "mark",
+                "type": "text",
+                "x": 5,
+                "y": 40,
+                "w": 53,
+                "h": 8,
+                "text": "DEMO",
+                "size": 12,
+                "color": "#ffffff",
+            }
+        ],
     },
 }
 

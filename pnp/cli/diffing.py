@@ -17,7 +17,7 @@ from pnp.core.problems import Problem, one_line, text_line
 
 
 @cli.command()
-@click.argument("revisions", nargs=-1)
+@click.argument("revisions", nargs=-1, metavar="[REV [REV2]]")
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True)
 @click.option(
     "--since-tag", is_flag=True, help="Compare the latest release tag (git describe --tags) with the working tree."

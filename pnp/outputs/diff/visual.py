@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 FOLDER = "diff"
 OUTLINE = "#e0007a"
+PAD = 3  # pixels between the changed pixels and their outline
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +123,12 @@ def _picture(side: str, before: Image | None, after: Image | None) -> Picture:
     else:
         found = ImageChops.difference(before, after).getbbox()
         width, height = after.size
-        box = None if found is None else (found[0] / width, found[1] / height, found[2] / width, found[3] / height)
+        if found is None:
+            box = None
+        else:  # a few pixels around, so that the outline does not cover what changed
+            left, top = max(0, found[0] - PAD), max(0, found[1] - PAD)
+            right, bottom = min(width, found[2] + PAD), min(height, found[3] + PAD)
+            box = (left / width, top / height, right / width, bottom / height)
     return Picture(
         side,
         png_bytes(before) if before is not None else None,
@@ -173,7 +179,7 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.1rem; margin: 0 0 .3rem; }
 .added { background: #d8f5d8; } .removed { background: #fbd9d9; } .changed { background: #fdf0c8; }
 .sides { display: flex; flex-wrap: wrap; gap: 1.5rem; }
 .pair { display: flex; gap: .5rem; align-items: flex-start; }
-figure { margin: 0; } figcaption { font-size: .8rem; color: #555; }
+figure { margin: 0; min-width: 10rem; } figcaption { font-size: .8rem; color: #555; }
 .image { position: relative; display: inline-block; line-height: 0; box-shadow: 0 0 0 1px #ccc; }
 .image img { display: block; }
 .box { position: absolute; outline: 3px solid OUTLINE; outline-offset: 1px; pointer-events: none; }
