@@ -1,8 +1,9 @@
 """`pnp diff` on a tiny game kept in a temporary git repository (docs/diff.md).
 
 History of the fixture repository:
-  `broken`  a card whose cost is text (a schema error), tagged `broken`
-  `v1.0`    five cards (Alpha with 2 copies, Bravo, Charlie, Delta) and three tokens, tagged `v1.0`
+  `broken`  a record file that does not parse, tagged `broken`
+  `loose`   Delta's cost is text (a schema error, pnp check's to report), tagged `loose`
+  `v1.0`    four cards (Alpha in 2 copies, Bravo, Charlie, Delta) and three tokens, tagged `v1.0`
   `v1.1`    (HEAD, not tagged) Alpha's cost 1 -> 2, Bravo's text reworded, Charlie removed, Echo added,
             the token layout's background colour changed; the working tree is v1.1.
 
@@ -158,11 +159,13 @@ def game(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write(root, "layouts/demo-card.json", CARD_LAYOUT)
     write(root, "layouts/demo-token.json", token_layout("#fdebd0"))
     write(root, "cards/tokens.json", TOKENS)
-    write(root, "cards/cards.json", [*V1_CARDS[:3], {**V1_CARDS[3], "cost": "four"}])
+    write(root, "cards/cards.json", '[\n  {"kind": "demo.card", "id": "alpha",}\n]\n')  # a comma too many
     git(root, "init", "-q")
     (root / "notes").mkdir()
     (root / "notes" / "outside").symlink_to("/etc/hostname")  # a link in a revision is never followed
     commit(root, "broken", tag="broken")
+    write(root, "cards/cards.json", [*V1_CARDS[:3], {**V1_CARDS[3], "cost": "four"}])
+    commit(root, "a schema error", tag="loose")
     write(root, "cards/cards.json", V1_CARDS)
     commit(root, "v1.0", tag="v1.0")
     write(root, "cards/cards.json", V11_CARDS)
@@ -258,9 +261,25 @@ def test_a_broken_old_version_is_labelled_never_a_traceback(game: Path) -> None:
     ran = run(game, "diff", "broken", "--no-files")
     assert ran.returncode == 2
     assert ran.stdout.splitlines() == [
-        'broken:cards/cards.json:28:13: error[type-mismatch]: expected integer, got string "four" (at /3/cost)'
+        "broken:cards/cards.json:2:39: error[json-syntax]: trailing comma before '}'; remove the comma"
     ]
     assert "Traceback" not in ran.stderr
+
+
+def test_a_schema_error_in_an_old_version_does_not_stop_the_comparison(game: Path) -> None:
+    ran = run(game, "diff", "loose", "v1.0", "--format", "json", "--no-files")
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    records = json.loads(ran.stdout)["records"]
+    assert records == [
+        {
+            "kind": "demo.card",
+            "id": "delta",
+            "status": "changed",
+            "place": "cards/cards.json:24",
+            "title": "Delta",
+            "fields": [{"pointer": "/cost", "status": "changed", "before": "four", "after": 4}],
+        }
+    ]
 
 
 def test_not_a_repository_and_no_git(tmp_path: Path, game: Path) -> None:

@@ -36,7 +36,7 @@ class Version:
 
     label: str
     loaded: LoadedProject
-    problems: tuple[Problem, ...]  # what its static check found (errors stop pnp diff)
+    problems: tuple[Problem, ...]  # errors reading its record files and layouts (they stop pnp diff)
 
     @property
     def project(self) -> Project:
@@ -102,14 +102,16 @@ class Diff:
 
 
 def load_version(root: Path, label: str) -> Version:
-    """The project at `root` loaded and statically checked; a pnp.toml that cannot be loaded
-    raises ConfigError with its problems (the caller labels them with the version)."""
-    from pnp.verify.run import CheckOptions, check_loaded
-
+    """The project at `root` loaded; `problems`: what makes it unreadable (a pnp.toml that cannot
+    be loaded raises ConfigError with its problems). Only what loses records or layouts counts: a
+    record file or a layout that does not parse. Schema and reference errors are pnp check's to
+    report, so that a release checked by an older pnp stays comparable under a stricter one."""
     project = load_project(explicit=root / "pnp.toml")
     loaded = load_project_records(project)
-    problems = check_loaded(loaded, CheckOptions(render=False))
-    return Version(label, loaded, tuple(problems))
+    found = [record_file.locate(finding) for record_file in loaded.files for finding in record_file.findings]
+    found += [source.locate(finding) for source, finding in loaded.layouts.findings]
+    errors = sorted({p for p in found if p.severity == "error"}, key=Problem.sort_key)
+    return Version(label, loaded, tuple(errors))
 
 
 def compare(old: Version, new: Version) -> Diff:
