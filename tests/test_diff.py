@@ -296,6 +296,24 @@ def test_not_a_repository_and_no_git(tmp_path: Path, game: Path) -> None:
     commit(alone, "untagged")
     untagged = run(alone, "diff", "--since-tag", "--no-files")
     assert untagged.returncode == 2 and "--since-tag: no release tag" in untagged.stderr
+    good = (alone / "pnp.toml").read_text(encoding="utf-8")
+    (alone / "pnp.toml").write_text(good.replace('paper = "a4"', "paper = 7"), encoding="utf-8")
+    commit(alone, "a pnp.toml that does not load", tag="bad-toml")
+    (alone / "pnp.toml").write_text(good, encoding="utf-8")
+    bad = run(alone, "diff", "bad-toml", "--no-files")
+    assert bad.returncode == 2 and bad.stdout.startswith("bad-toml:pnp.toml:"), bad.stdout + bad.stderr
+    assert len(bad.stdout.splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_a_revision_over_the_file_limit_is_refused(game: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pnp.core.problems import ConfigError
+    from pnp.outputs.diff import gitsource
+
+    monkeypatch.setattr(gitsource, "MAX_FILES", 3)
+    repo = gitsource.repository(game)
+    with pytest.raises(ConfigError, match="over 3 files"):
+        gitsource.extract(repo, gitsource.resolve(repo, "v1.0"), tmp_path)
+    assert not any(tmp_path.iterdir())  # refused before anything was written
     no_git = run(game, "diff", "--no-files", env={"PATH": str(tmp_path / "empty")})
     assert no_git.returncode == 2 and "git is not installed" in no_git.stderr
 

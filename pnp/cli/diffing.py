@@ -1,7 +1,7 @@
 """`pnp diff`: what changed between two versions of the project (docs/diff.md).
 
 Exit status: 0 nothing changed, 1 something did (for CI), 2 an error (no such revision, not a git
-repository, git missing, a version with errors: its problems labelled with the version).
+repository, git missing, a version that cannot be read: its problems labelled with the version).
 """
 
 from __future__ import annotations

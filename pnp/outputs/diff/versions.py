@@ -1,17 +1,18 @@
 """The two versions `pnp diff` compares: a revision read out of git into a private temporary
 folder (pnp.outputs.diff.gitsource), and the working tree or a second revision.
 
-A version that cannot be loaded, or whose check finds errors, stops the diff with a
+A version that cannot be read (a pnp.toml, record file or layout that does not parse) stops the diff with a
 `BrokenVersion`: its problems, each to be labelled with the version they come from
 (`v1.2:cards/x.json:3:5: error[...]`), never a traceback.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pnp.core.problems import ConfigError, Problem
@@ -72,10 +73,26 @@ def _load(root: Path, revision: str | None) -> Version:
         version = load_version(root, revision or WORKING_TREE)
     except ConfigError as err:
         if err.problems:
-            raise BrokenVersion(revision, err.problems) from None
-        message = str(err).replace(str(root) + "/", "").replace(str(root), ".")
+            raise BrokenVersion(revision, _in_project(root, revision, err.problems)) from None
+        message = _named(root, revision, str(err))
         raise ConfigError(f"{revision}: {message}" if revision else message) from None
     errors = tuple(p for p in version.problems if p.severity == "error")
     if errors:
-        raise BrokenVersion(revision, errors)
+        raise BrokenVersion(revision, _in_project(root, revision, errors))
     return version
+
+
+def _named(root: Path, revision: str | None, text: str) -> str:
+    """`text` with a revision's temporary folder left out: its files named from the project's folder."""
+    if not revision:
+        return text
+    relative = os.path.relpath(root)  # how pnp shows it when run from a folder above it (/tmp)
+    if not relative.startswith(".."):
+        text = text.replace(relative + "/", "") if text.startswith(relative + "/") else text
+    return text.replace(str(root) + "/", "").replace(str(root), ".")
+
+
+def _in_project(root: Path, revision: str | None, problems: tuple[Problem, ...]) -> tuple[Problem, ...]:
+    return tuple(
+        replace(p, file=_named(root, revision, p.file), message=_named(root, revision, p.message)) for p in problems
+    )
