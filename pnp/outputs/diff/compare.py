@@ -158,8 +158,15 @@ def _reasons(was: FaceDigest | None, now: FaceDigest, record_changed: bool) -> t
 @dataclass(frozen=True, slots=True)
 class Placed:
     record: Record
-    place: str
+    source: RecordFile
+    pointer: str
     title: str
+    root: Path
+
+    @property
+    def place(self) -> str:
+        """Located only when reported: most records of a big project did not change."""
+        return place_of(self.root, self.source, self.pointer)
 
 
 def records_by_key(loaded: LoadedProject) -> dict[tuple[str, str], Placed]:
@@ -176,9 +183,7 @@ def records_by_key(loaded: LoadedProject) -> dict[tuple[str, str], Placed]:
             while key in found:
                 n += 1
                 key = (kind, f"{base}#{n}")
-            found[key] = Placed(
-                record, place_of(root, record_file, record_file.pointer(index)), title_of(record, key[1])
-            )
+            found[key] = Placed(record, record_file, record_file.pointer(index), title_of(record, key[1]), root)
     return found
 
 
