@@ -43,6 +43,7 @@ class Picture:
     after: bytes | None
     size: tuple[int, int]
     box: tuple[float, float, float, float] | None
+    unchanged: bool = False  # both versions draw this side alike: only `after` is kept, shown once
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +125,10 @@ def _picture(side: str, before: Image | None, after: Image | None) -> Picture:
         found = ImageChops.difference(before, after).getbbox()
         width, height = after.size
         if found is None:
-            box = None
-        else:  # a few pixels around, so that the outline does not cover what changed
-            left, top = max(0, found[0] - PAD), max(0, found[1] - PAD)
-            right, bottom = min(width, found[2] + PAD), min(height, found[3] + PAD)
-            box = (left / width, top / height, right / width, bottom / height)
+            return Picture(side, None, png_bytes(after), after.size, None, unchanged=True)
+        left, top = max(0, found[0] - PAD), max(0, found[1] - PAD)  # a few pixels around the change
+        right, bottom = min(width, found[2] + PAD), min(height, found[3] + PAD)
+        box = (left / width, top / height, right / width, bottom / height)
     return Picture(
         side,
         png_bytes(before) if before is not None else None,
@@ -220,6 +220,15 @@ def page(diff: Diff, shown: list[Shown]) -> str:
         parts.append('<div class="sides">')
         for picture in face.pictures:
             parts.append('<div class="pair">')
+            if picture.unchanged:
+                caption = f"{picture.side}: no visible change"
+                src = f"img/{n:04d}-{picture.side}-after.png"
+                parts.append(
+                    f'<figure><figcaption>{caption}</figcaption><div class="image">'
+                    f'<img src="{src}" width="{picture.size[0]}" height="{picture.size[1]}" '
+                    f'alt="{escape(face.label)}, {picture.side}"></div></figure></div>'
+                )
+                continue
             for when, data in (("before", picture.before), ("after", picture.after)):
                 label = diff.before if when == "before" else diff.after
                 caption = f"{picture.side}, {when} ({escape(label)})"
@@ -240,8 +249,6 @@ def page(diff: Diff, shown: list[Shown]) -> str:
                     f'<img src="{src}" width="{width}" height="{height}" alt="{escape(face.label)}, {picture.side} {when}">'
                     f"{box}</div></figure>"
                 )
-            if picture.box is None and picture.before is not None:
-                parts.append('<div class="fields">no visible change on this side</div>')
             parts.append("</div>")
         parts.append("</div></section>")
     parts.append("</body></html>\n")
