@@ -386,3 +386,16 @@ def test_same_input_same_report(runs: dict[str, Ran], game: Path) -> None:
     assert again.returncode == 1
     after = {p.name: p.read_bytes() for p in (folder, folder / "img") for p in p.iterdir() if p.is_file()}
     assert before == after
+
+
+def test_an_earlier_version_of_a_font_file_is_drawn_with_its_own_glyphs(tmp_path: Path) -> None:
+    """Both versions' fonts/title.ttf are registered in one process: each content under its own name."""
+    from pnp.drawing.fonts import FONT_DIR, register_file
+
+    old, new, same = tmp_path / "old" / "title.ttf", tmp_path / "new" / "title.ttf", tmp_path / "same" / "title.ttf"
+    for path, source in ((old, "DejaVuSans.ttf"), (new, "DejaVuSansCondensed.ttf"), (same, "DejaVuSans.ttf")):
+        path.parent.mkdir()
+        shutil.copy(FONT_DIR / source, path)
+    names = register_file(old), register_file(new), register_file(same)
+    assert names[0] != names[1] and names[0] == names[2]
+    assert all(name.startswith("pnp-title") for name in names)
