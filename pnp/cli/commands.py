@@ -1,5 +1,5 @@
 """Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp adopt`, `pnp build`, `pnp export`,
-`pnp translate`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
+`pnp translate`, `pnp diff`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage, configuration or environment
 error, 130 interrupted (Ctrl-C).
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from pnp.cli import common, exporting, translating  # noqa: F401 - the export and translate groups register on cli
+from pnp.cli import common, diffing, exporting, translating  # noqa: F401 - pnp diff, the export and translate groups register on cli
 from pnp.cli.common import cli, exit_now, flush_and_exit, language_runs, project_for, project_option, report_problems
 from pnp.core.problems import expand_codes, one_line
 from pnp.project.config import ConfigError, Project

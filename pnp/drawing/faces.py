@@ -114,8 +114,9 @@ class FaceDigests:
         files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
         files += icon_files(project)
         hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data]))
-        for path in files:
-            hasher.update(str(path).encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
+        for path in files:  # named from the project's root: a copy elsewhere (pnp diff) has the same digests
+            name = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
+            hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
         uses_refs = _ref_use(layout)
         if uses_refs == "any":  # a template looks up an id it makes itself: every record may show
             hasher.update(self._all_records())
