@@ -124,7 +124,9 @@ def test_titans_need_a_gem_mine_not_its_control(h4: dict[str, dict[str, Any]]) -
 
 def test_stronghold_sells_only_might_heroes_under_every_rule(h4: dict[str, dict[str, Any]]) -> None:
     says("they can only be bought in Towns of the same Faction as the Heroes themselves.")
-    says("In Towns of the Might Faction (Stronghold) Spells cannot be learned, so only Might Faction Heroes can be bought in them.")
+    says(
+        "In Towns of the Might Faction (Stronghold) Spells cannot be learned, so only Might Faction Heroes can be bought in them."
+    )
     (note,) = h4["homm4-stronghold"]["notes"]
     assert "even under the advanced rules" in note
 
@@ -143,7 +145,9 @@ def test_attacking_spells_add_stacked_levels_only_when_a_stack_casts(h4: dict[st
 def test_spellcasting_units_may_cast_attacking_spells_and_carry_no_invented_ability_name(
     h4: dict[str, dict[str, Any]],
 ) -> None:
-    says("some Units that cast Spells (such as Magi or Fairy Dragons) may cast attacking Spells, such as Fireball or Magic Fist.")
+    says(
+        "some Units that cast Spells (such as Magi or Fairy Dragons) may cast attacking Spells, such as Fireball or Magic Fist."
+    )
     for unit in ("homm4-magi", "homm4-fairy-dragons"):
         (ability,) = h4[unit]["special_abilities"]
         assert "name" not in ability and "can cast attacking Spells" in ability["effect"]
@@ -234,18 +238,33 @@ def test_cursed_ground_words(h4: dict[str, dict[str, Any]]) -> None:
 
 RULE_LINES = {
     "homm4-rule-setup": ("Each player's deck must contain at least 40 cards.", "at least 40 cards"),
-    "homm4-rule-start": ("draws 8 cards from his draw deck into his hand and places 5 of them on the table", "5 go face down"),
+    "homm4-rule-start": (
+        "draws 8 cards from his draw deck into his hand and places 5 of them on the table",
+        "5 go face down",
+    ),
     "homm4-rule-victory": ("The last remaining side in the game is the winner.", "The last player left"),
     "homm4-rule-towns": ("Simply discard a number of cards equal to the Town's level +1.", "its level +1 cards"),
     "homm4-rule-armies": ("Each player may control no more than 4 Armies at a time", "at most 4 Armies"),
-    "homm4-rule-identify": ('If there is an "X" there, that Unit Card cannot be used to identify a Dwelling.', "(not X)"),
+    "homm4-rule-identify": (
+        'If there is an "X" there, that Unit Card cannot be used to identify a Dwelling.',
+        "(not X)",
+    ),
     "homm4-rule-guard": ("the Guard Player discards three more cards from their deck", "discards 3 more cards"),
-    "homm4-rule-underground": ("Players may quickly travel between places where the coins are located without spending Movement Points.", "without spending Movement points"),
+    "homm4-rule-underground": (
+        "Players may quickly travel between places where the coins are located without spending Movement Points.",
+        "without spending Movement points",
+    ),
     "homm4-rule-battle": ("Your Army may have no more than 7 different Creatures or Creature Stacks.", "at most 7"),
-    "homm4-rule-retreat": ("Heroes may not retreat if they are within four hexes of their nearest Town.", "within 4 hexes"),
+    "homm4-rule-retreat": (
+        "Heroes may not retreat if they are within four hexes of their nearest Town.",
+        "within 4 hexes",
+    ),
     "homm4-rule-heroes": ("is used as the Support value during battle.", "Support value"),
     "homm4-rule-spells": ("Basic Chaos Magic gives a Hero 10 Mana points", "Basic Chaos Magic 10"),
-    "homm4-rule-variants": ("the total number of starting Units of each level must be the same for each player.", "the same for every player"),
+    "homm4-rule-variants": (
+        "the total number of starting Units of each level must be the same for each player.",
+        "the same for every player",
+    ),
     "homm4-rule-advanced": ("you must subtract 2 from the die result.", "takes 2 off the die"),
 }
 

@@ -186,7 +186,7 @@ def test_sheets_were_built(sheet_pages: list[tuple[str, str, list[dict[str, Any]
     pdfs = {where.split(" p.")[0] for where, _, _ in sheet_pages}
     assert sum("/setup/" in p for p in pdfs) == 17
     assert {"homm3-conflux/campaign-masters-of-the-elements.pdf", "mage-knight/aids/quests.pdf"} <= pdfs
-    assert sum("/aids/" in p for p in pdfs) >= 14
+    assert sum("/aids/" in p for p in pdfs) >= 13  # issue 28: HoMM IV folds 5 aids into 2
 
 
 def test_sheets_print_no_editorial_text(sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
