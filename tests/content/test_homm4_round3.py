@@ -299,3 +299,18 @@ def test_name_only_records_print_no_card(h4: dict[str, dict[str, Any]]) -> None:
         for rid in ids:
             shown = set(h4[rid]) - {"kind", "id", "name", "source", "edge_labels", "spell_school", "inferred"}
             assert not shown, (rid, shown)
+
+
+def test_heaven_sells_life_heroes(h4: dict[str, dict[str, Any]]) -> None:
+    says("a Knight Hero, whose Faction is Life, cannot be bought in the Town of Asylum")
+    says("in Towns of the Life Faction (Heaven), when upgraded to level 4, Skills can be bought.")
+    assert h4["homm4-heaven"]["faction"] == "homm4-life"
+    assert h4["homm4-heaven"]["notes"] == ["Sells Heroes of the Life Faction, such as Knights."]
+
+
+def test_halflings_and_orcs_say_what_their_ranged_value_means(h4: dict[str, dict[str, Any]]) -> None:
+    says("Since the Halflings have a Ranged attack value greater than 0, they can attack while on the back line.")
+    says("A Halfling Stack may counterattack after taking damage from a Ranged attack")
+    assert "attack from the back line" in h4["homm4-halflings"]["notes"][0]
+    says("Since Golden Golems cannot attack at range, they would not be able to strike back.")
+    assert "strike back only with a Ranged attack" in h4["homm4-orcs"]["notes"][0]
