@@ -139,7 +139,7 @@ def test_inferences_do_not_print_as_facts(pages: list[tuple[str, str, list[dict[
     assert "Summoned Unit (Air)" in text_of("homm3.summoned-unit")
     assert "Air Elementals" not in text_of("homm3.summoned-unit")
     assert "Asylum" not in text_of("homm4.town")
-    assert "Town Card (rulebook example)" in text_of("homm4.town")
+    assert "Town Card (rulebook example)" not in text_of("homm4.town")  # issue 28: no editorial name
     horsemen = text_of("mk.horseman")
     assert "One of the Four Horsemen" in horsemen
     assert not re.search(r"Horseman \((War|Death|Famine|Pestilence)\)|rides for the", horsemen)
@@ -186,7 +186,7 @@ def test_sheets_were_built(sheet_pages: list[tuple[str, str, list[dict[str, Any]
     pdfs = {where.split(" p.")[0] for where, _, _ in sheet_pages}
     assert sum("/setup/" in p for p in pdfs) == 17
     assert {"homm3-conflux/campaign-masters-of-the-elements.pdf", "mage-knight/aids/quests.pdf"} <= pdfs
-    assert sum("/aids/" in p for p in pdfs) >= 14
+    assert sum("/aids/" in p for p in pdfs) >= 13  # issue 28: HoMM IV folds 5 aids into 2
 
 
 def test_sheets_print_no_editorial_text(sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
@@ -387,7 +387,7 @@ def test_town_cards_mark_only_the_levels_they_describe(built: Path) -> None:
             title = (page.extract_text() or "").split("\n")[0]
             discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
             seen[title] = (sum(abs(d - 7) < 0.3 for d in discs), max(discs))
-    assert seen["Town Card (rulebook example)"][0] == 4
+    assert seen["Town"][0] == 4
     assert seen["Heaven"][0] == 1 and seen["Stronghold"][0] == 0
     assert seen["Heaven"][1] >= 25 and seen["Stronghold"][1] >= 25
-    assert seen["Town Card (rulebook example)"][1] < 15
+    assert seen["Town"][1] < 15
