@@ -128,7 +128,7 @@ class FaceDigests:
         project = self.loaded.project
         files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
         files += icon_files(project)
-        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data]))
+        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data, layout.words, layout.labels]))
         for path in files:
             hasher.update(str(path).encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
         uses_refs = _ref_use(layout)

@@ -40,6 +40,7 @@ from pnp.drawing.words import TextSetter
 from pnp.drawing.words import parse_markup as parse_markup
 from pnp.project.layout import Layout, choice_value, compile_message, face_entries, is_back_choice, template_env
 from pnp.project.layout import ref_filter as _ref_filter
+from pnp.project.templatewords import install_words, label_filter
 
 # Faces drawn in this process, per layout name: tests show that a build draws each card once.
 FACES_DRAWN: collections.Counter[str] = collections.Counter()
@@ -60,6 +61,9 @@ class Renderer:
         self.root = root.resolve()
         self.env = template_env()
         self.env.filters["ref"] = _ref_filter(lookup or (lambda _id: None))
+        words, labels = layout.words, layout.labels  # in the language drawn (pnp.translation.localize)
+        install_words(self.env, (lambda _context, text: words.get(text) or text) if words else None)
+        self.env.filters["label"] = label_filter(lambda context: labels.get(str(context.get("kind")), {}))
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
         self.findings: list[Finding] = []  # found while preparing: templates that do not compile

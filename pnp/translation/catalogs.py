@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from pnp.project.config import Project
 from pnp.project.records import RecordFile
-from pnp.translation.units import FIXED_DATE, CatalogFile, Entry, Unit, catalog_path, entry_key
+from pnp.translation.units import (
+    FIXED_DATE,
+    KIND_CONTEXT,
+    NOT_RECORD_CONTEXTS,
+    CatalogFile,
+    Entry,
+    Unit,
+    catalog_path,
+    entry_key,
+)
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog, Message
@@ -104,16 +113,28 @@ def merged_catalog(
     project: Project, lang: str, units: dict[str, Unit], old: Catalog | None, overrides: dict[str, tuple[str, bool]]
 ) -> Catalog:
     """The catalog for `units`, keeping `old` translations (fuzzy where the source changed) and
-    taking `overrides` (key -> text, fuzzy) over them; entries no longer in the source become obsolete."""
+    taking `overrides` (key -> text, fuzzy) over them; entries no longer in the source become obsolete.
+
+    A text several records of a kind share is one entry (`kind:<kind>`): when it was translated per
+    record, the first translation becomes the shared one. A record field's own entry for a shared
+    text is kept as an override while its translation differs from the shared one."""
     catalog = _new_catalog(project, lang, old)
     previous: dict[str, Message] = {}
     if old is not None:
         for message in old:
             if message.id and isinstance(message.id, str):
                 previous.setdefault(entry_key(message.context or "", message.id), message)
+    shared_from = _shared_sources(units, previous)
+    before = dict(previous)
     for key, unit in units.items():
         prior: Message | None = previous.pop(key, None)
-        string = prior.string if prior is not None and isinstance(prior.string, str) else ""
+        if unit.override_of and key not in overrides:
+            shared = _string(before.get(unit.override_of)) or _string(shared_from.get(unit.override_of))
+            if not _string(prior) or _string(prior) == shared or (prior is not None and prior.id != unit.source):
+                continue  # drawn with the shared entry (an override of this very text is kept while it differs)
+        if prior is None and key in shared_from:
+            prior = shared_from[key]
+        string = _string(prior)
         flags = {f for f in (prior.flags if prior is not None else ()) if f == "fuzzy"}
         previous_id: Any = ()
         if prior is not None and prior.id != unit.source:
@@ -127,7 +148,7 @@ def merged_catalog(
         catalog.add(
             unit.source,
             string,
-            locations=[unit.location],
+            locations=list(unit.locations or (unit.location,)),
             flags=sorted(flags),
             user_comments=list(prior.user_comments) if prior is not None else [],
             previous_id=previous_id,
@@ -141,6 +162,29 @@ def merged_catalog(
             if entry_key(message.context or "", str(message.id)) not in units:
                 catalog.obsolete.setdefault(obsolete_key, message)
     return catalog
+
+
+def _string(message: Message | None) -> str:
+    return message.string if message is not None and isinstance(message.string, str) else ""
+
+
+def _shared_sources(units: dict[str, Unit], previous: dict[str, Message]) -> dict[str, Message]:
+    """Translations to start an entry from when a text moved between one record's entry and its
+    kind's shared entry (a second card got the same sentence, or all but one lost it)."""
+    by_text: dict[str, Message] = {}
+    for message in previous.values():
+        context = message.context or ""
+        if _string(message) and not message.fuzzy and isinstance(message.id, str) and context.startswith(KIND_CONTEXT):
+            by_text.setdefault(message.id, message)
+    out: dict[str, Message] = {}
+    for key, unit in units.items():
+        if unit.override_of and unit.override_of not in previous:
+            prior = previous.get(key)
+            if prior is not None and _string(prior) and prior.id == unit.source and not prior.fuzzy:
+                out.setdefault(unit.override_of, prior)  # per-record translations: the first is shared
+        elif unit.source in by_text and key not in previous and not unit.context.startswith(NOT_RECORD_CONTEXTS):
+            out[key] = by_text[unit.source]  # a once-shared text now on one record
+    return out
 
 
 def po_bytes(catalog: Catalog) -> bytes:

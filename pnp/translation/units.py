@@ -24,7 +24,8 @@ LAYOUT_CONTEXT = "layout:"
 SHEET_CONTEXT = "sheet:"  # sheet:<sheet name>/<pointer>: a heading or label written in a sheet file
 LABEL_CONTEXT = "label:"  # label:<kind>/<field>/<value>: an enum value's printed label from the kind's schema
 OWN_CONTEXT = "pnp:"  # pnp:<kind>/...: the words pnp itself writes on sheets (generic title, field headings)
-NOT_RECORD_CONTEXTS = (LAYOUT_CONTEXT, SHEET_CONTEXT, LABEL_CONTEXT, OWN_CONTEXT)
+KIND_CONTEXT = "kind:"  # kind:<kind>: a text several records of the kind share, translated once
+NOT_RECORD_CONTEXTS = (LAYOUT_CONTEXT, SHEET_CONTEXT, LABEL_CONTEXT, OWN_CONTEXT, KIND_CONTEXT)
 SHEET_CODE_KEYS = frozenset({"src", "at", "macros"})  # sheet templates that are never shown as text
 FIXED_DATE = datetime.datetime(2000, 1, 1, tzinfo=datetime.UTC)  # catalogs are byte-identical per content
 SHEET_COLUMNS = ("context", "source", "translation", "status", "location")
@@ -50,15 +51,25 @@ class Unit:
     source: str
     location: tuple[str, int]
     faces: tuple[Face, ...] = (Face(),)
+    locations: tuple[tuple[str, int], ...] = ()  # a shared text: every place it is (the first is `location`)
+    override_of: str = ""  # a record field whose text is shared: the key of the shared entry (kind:<kind>)
 
     @property
     def key(self) -> str:
         return entry_key(self.context, self.source)
 
 
+def keyed_by_text(context: str) -> bool:
+    """A context that holds many texts (a layout's, a kind's shared texts, a sheet's gettext
+    messages `sheet:<name>`): its entries are told apart by their msgid."""
+    if context.startswith((LAYOUT_CONTEXT, KIND_CONTEXT)):
+        return True
+    return context.startswith(SHEET_CONTEXT) and "/" not in context
+
+
 def entry_key(context: str, msgid: str) -> str:
     """A record field is one entry whatever its text; a layout string is one entry per text."""
-    return f"{context}\x04{msgid}" if context.startswith(LAYOUT_CONTEXT) else context
+    return f"{context}\x04{msgid}" if keyed_by_text(context) else context
 
 
 def source_language(project: Project) -> str:
