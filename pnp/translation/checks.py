@@ -166,8 +166,8 @@ def _markup_findings(loaded: LoadedProject, where: Any, lang: str, unit: Unit, e
                 where,
                 Finding(
                     "translation-markup",
-                    f"{lang}: {unit.context} has placeholders {_markup(written)} but the source has "
-                    f"{_markup(wanted)}; keep every %(name)s of the source (the template fills them in)",
+                    f"{lang}: {unit.context} has placeholders {_placeholders(written)} but the source has "
+                    f"{_placeholders(wanted)}; keep every %(name)s of the source (the template fills them in)",
                     offset=entry.offset,
                 ),
             )
@@ -299,6 +299,10 @@ def _unknown(loaded: LoadedProject, entry: Entry, units: dict[str, Unit]) -> str
 def _show(text: str) -> str:
     text = text.replace("\n", "\\n")
     return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def _placeholders(names: list[str]) -> str:
+    return " ".join(f"%({name})s" for name in names) if names else "none"
 
 
 def _markup(signature: list[str]) -> str:

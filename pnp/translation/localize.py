@@ -361,9 +361,23 @@ def localize(
             for p in problems
         ]
     units = source_units(loaded, layouts)
-    return localized_as(
-        loaded, layouts, problems, catalog, units, fallbacks_of(catalog, units) if fallback else Fallbacks()
-    )
+    fallbacks = _with_card_labels(loaded, layouts, catalog, fallbacks_of(catalog, units)) if fallback else Fallbacks()
+    return localized_as(loaded, layouts, problems, catalog, units, fallbacks)
+
+
+def _with_card_labels(loaded: LoadedProject, layouts: LayoutSet, catalog: CatalogFile, found: Fallbacks) -> Fallbacks:
+    """`found` with, for each card whose layout prints enum labels (the `label` filter), the labels
+    of its values that have no translation (`label:<kind>/<field>/<value>`): the gallery marks them."""
+    records = {k: list(v) for k, v in found.records.items()}
+    for kind, layout in layouts.by_kind.items():
+        for field_name, by_value in layout.labels.get(kind, {}).items():
+            for _, _, record in loaded.records(kind):
+                value = record.get(field_name)
+                context = f"{LABEL_CONTEXT}{kind}/{escape(field_name)}/{escape(str(value))}"
+                entry = catalog.entries.get(context)
+                if str(value) in by_value and (entry is None or not entry.msgstr):
+                    records.setdefault(str(record.get("id")), []).append(context)
+    return replace(found, records={k: tuple(v) for k, v in records.items()})
 
 
 def localized_as(

@@ -142,8 +142,9 @@ def _cause(catalog: CatalogFile, sheet: str, problem: Problem) -> Any:
         e for c, e in catalog.entries.items()
         if e.msgstr and (c == prefix or c.startswith(prefix + "/"))
     ]  # fmt: skip
-    grown = [e for e in fixed if len(e.msgstr) > len(e.msgid)]
-    if len(grown) == 1:
+    grown = sorted((e for e in fixed if len(e.msgstr) > len(e.msgid)), key=lambda e: len(e.msgid) - len(e.msgstr))
+    growth = [len(e.msgstr) - len(e.msgid) for e in grown]
+    if len(grown) == 1 or (grown and growth[0] > 2 * sum(growth[1:])):  # one translation grew the block most
         return grown[0]
     named = RECORD_NAMED.match(problem.message)
     if not fixed and named and named.group(1):
