@@ -6,6 +6,7 @@ a sheet block too tall only in German found by `pnp check`."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,19 @@ from test_translate import check, codes, msgstr_line, page_text, pnp, set_msgstr
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "translate_edition"
 SHARED = "Sail to any port."
+DOC = (ROOT / "docs" / "translations.md").read_text(encoding="utf-8")
+
+
+def doc_blocks(language: str, word: str) -> list[str]:
+    """The docs' ```language blocks that quote this game (they hold `word`)."""
+    return [b for b in re.findall(rf"```{language}\n(.*?)```", DOC, re.S) if word in b]
+
+
+def doc_lines(word: str) -> list[str]:
+    """Output lines docs/translations.md quotes from this game (they hold `word`)."""
+    return [
+        line for block in doc_blocks("text", word) for line in block.splitlines() if line.startswith("translations/")
+    ]
 
 
 def copy_game(tmp_path: Path) -> Path:
@@ -42,6 +56,8 @@ def test_extract_locates_every_text_at_its_file_and_line(built: Path) -> None:
     layout = (built / "layouts" / "isles-ship.json").read_text().split("\n")
     home = next(i for i, line in enumerate(layout, 1) if "_('Home')" in line)
     shore = next(i for i, line in enumerate(layout, 1) if "{% trans" in line)
+    quoted = [e for b in doc_blocks("po", "isles") for e in b.strip().split("\n\n") if "junk/ability" not in e]
+    assert len(quoted) == 5 and all(entry in po for entry in quoted), quoted  # the docs quote the catalog
     for expected in (
         f'#: layouts/isles-ship.json:{home}\nmsgctxt "layout:isles-ship"\nmsgid "Home"\nmsgstr "Heimat"',
         f'#: layouts/isles-ship.json:{shore}\n#, python-format\nmsgctxt "layout:isles-ship"\n'
@@ -107,11 +123,8 @@ def test_gallery_marks_an_untranslated_label_and_word_on_the_cards_that_show_the
 def test_an_override_for_one_record_and_a_sentence_that_becomes_shared(tmp_path: Path) -> None:
     game = copy_game(tmp_path)
     po = game / "translations" / "de.po"
-    po.write_text(
-        po.read_text(encoding="utf-8")
-        + f'\nmsgctxt "junk/ability"\nmsgid "{SHARED}"\nmsgstr "Segle in einen Hafen im Osten."\n',
-        encoding="utf-8",
-    )
+    (override,) = doc_blocks("po", "junk/ability")  # as docs/translations.md writes it
+    po.write_text(po.read_text(encoding="utf-8") + "\n" + override, encoding="utf-8")
     assert check(game, "--no-render") == (0, [])
     assert pnp(game, "translate", "extract").returncode == 0
     assert 'msgctxt "junk/ability"' in po.read_text(encoding="utf-8")  # extract keeps the override
@@ -141,6 +154,8 @@ def test_placeholders_and_missing_words_are_checked(tmp_path: Path) -> None:
         ("translations/de.po", msgstr_line(po, "layout:isles-ship", "%(where)s shore"), "error", "translation-markup")
     ]
     assert "placeholders %(wo)s but the source has %(where)s" in problems[0]["message"]
+    quoted = doc_lines("layout:isles-ship has placeholders")
+    assert quoted and all(line in pnp(game, "check", "--no-render").stdout for line in quoted)
 
 
 def test_a_sheet_block_too_tall_only_in_german_is_found_by_check(tmp_path: Path) -> None:
@@ -155,3 +170,24 @@ def test_a_sheet_block_too_tall_only_in_german_is_found_by_check(tmp_path: Path)
         "de: the translation of sheet:fleet/blocks/1/columns/1/header makes sheets/fleet.yaml /blocks/1 "
         "taller than a page" in problems[0]["message"]
     )
+    quoted = doc_lines("sheet:fleet/blocks/1/columns/1/header makes")
+    assert quoted and all(line in pnp(game, "check").stdout for line in quoted)
+
+
+def test_a_shared_sentence_edited_on_every_record_is_stale_not_new(tmp_path: Path) -> None:
+    game = copy_game(tmp_path)
+    po = game / "translations" / "de.po"
+    csv = game / "cards" / "ships.csv"
+    csv.write_text(csv.read_text().replace(SHARED, "Sail to any free port."), encoding="utf-8")
+    status, problems = check(game, "--no-render")
+    assert status == 0 and codes(problems) == [
+        ("translations/de.po", msgstr_line(po, "kind:isles.ship", SHARED), "warning", "stale-translation")
+    ]
+    assert "'Sail to any {+free+} port.'" in problems[0]["message"]
+    assert pnp(game, "translate", "extract").returncode == 0
+    text = po.read_text(encoding="utf-8")
+    assert (
+        f'#, fuzzy\n#| msgid "{SHARED}"\nmsgctxt "kind:isles.ship"\nmsgid "Sail to any free port."\n'
+        'msgstr "Segle in einen beliebigen Hafen."' in text
+    )
+    assert "#~" not in text  # nothing left obsolete

@@ -78,8 +78,14 @@ def read_catalog(project: Project, lang: str) -> CatalogFile:
         while line < len(lines) - 1 and not lines[line].startswith("msgstr"):
             line += 1
         string = message.string if isinstance(message.string, str) else ""
+        places = tuple((str(f), int(n)) for f, n in message.locations if str(n).isdigit())
         entry = Entry(
-            message.context or "", message.id, string, "fuzzy" in message.flags, starts[min(line, len(starts) - 1)]
+            message.context or "",
+            message.id,
+            string,
+            "fuzzy" in message.flags,
+            starts[min(line, len(starts) - 1)],
+            places,
         )
         found.entries.setdefault(entry.key, entry)
     return found
@@ -154,8 +160,9 @@ def merged_catalog(
             previous_id=previous_id,
             context=unit.context,
         )
+    taken = {id(m) for m in shared_from.values()}
     for message in previous.values():
-        if message.string:
+        if message.string and id(message) not in taken:
             catalog.obsolete[catalog._key_for(message.id, message.context)] = message
     if old is not None:
         for obsolete_key, message in old.obsolete.items():
@@ -178,6 +185,14 @@ def _shared_sources(units: dict[str, Unit], previous: dict[str, Message]) -> dic
             by_text.setdefault(message.id, message)
     out: dict[str, Message] = {}
     for key, unit in units.items():
+        if unit.context.startswith(KIND_CONTEXT) and key not in previous:  # edited on every record
+            places = set(unit.locations)
+            same = [
+                m for k, m in previous.items()
+                if k not in units and m.context == unit.context and {(f, int(n)) for f, n in m.locations} == places
+            ]  # fmt: skip
+            if len(same) == 1:
+                out[key] = same[0]
         if unit.override_of and unit.override_of not in previous:
             prior = previous.get(key)
             if prior is not None and _string(prior) and prior.id == unit.source and not prior.fuzzy:

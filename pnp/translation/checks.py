@@ -38,6 +38,7 @@ from pnp.translation.units import (
     Located,
     Unit,
     target_languages,
+    with_moved_shared,
 )
 
 PLACEHOLDER = re.compile(r"%\((\w+)\)[sdif]")  # a `trans` block's placeholder in a gettext message
@@ -57,7 +58,7 @@ def translation_findings(
     units = source_units(loaded, layouts)
     found: list[Located] = []
     for lang in target_languages(project):
-        catalog = read_catalog(project, lang)
+        catalog = with_moved_shared(read_catalog(project, lang), units)
         problems = list(check_catalog(loaded, catalog, units))
         found.extend(problems)
         if render and catalog.catalog is not None:

@@ -26,6 +26,7 @@ from pnp.translation.units import (
     entry_key,
     keyed_by_text,
     target_languages,
+    with_moved_shared,
 )
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ def status(loaded: LoadedProject) -> list[Status]:
     units = source_units(loaded, layouts)
     rows = []
     for lang in target_languages(project):
-        catalog = read_catalog(project, lang)
+        catalog = with_moved_shared(read_catalog(project, lang), units)
         if catalog.error:  # counted as nothing translated would hide the mistake: say it, located
             where, finding = next(iter(check_catalog(loaded, catalog, {})))
             problem = where.locate(finding)

@@ -36,6 +36,7 @@ from pnp.translation.units import (
     is_static,
     source_language,
     target_languages,
+    with_moved_shared,
 )
 
 if TYPE_CHECKING:
@@ -347,7 +348,8 @@ def localize(
     """
     project = loaded.project
     check_language(project, lang)
-    catalog = read_catalog(project, lang)
+    units = source_units(loaded, layouts)
+    catalog = with_moved_shared(read_catalog(project, lang), units)
     display = catalog.file.display
     if not fallback:
         problems = [
@@ -360,7 +362,6 @@ def localize(
             else p
             for p in problems
         ]
-    units = source_units(loaded, layouts)
     fallbacks = _with_card_labels(loaded, layouts, catalog, fallbacks_of(catalog, units)) if fallback else Fallbacks()
     return localized_as(loaded, layouts, problems, catalog, units, fallbacks)
 

@@ -109,6 +109,7 @@ class Entry:
     msgstr: str
     fuzzy: bool
     offset: int
+    locations: tuple[tuple[str, int], ...] = ()  # its `#:` comment: where the source text was
 
     @property
     def key(self) -> str:
@@ -127,3 +128,19 @@ class CatalogFile:
     exists: bool = True
     error: str = ""
     error_offset: int = 0
+
+
+def with_moved_shared(catalog: CatalogFile, units: dict[str, Unit]) -> CatalogFile:
+    """A shared text edited in the source on every record that has it: its entry (same kind, same
+    places) is the new text's, stale, as a record field's entry is when its text changes (so
+    `pnp check` says what changed and the old translation is drawn until it is updated)."""
+    gone = [e for k, e in catalog.entries.items() if e.context.startswith(KIND_CONTEXT) and k not in units]
+    for key, unit in units.items() if gone else ():
+        if unit.context.startswith(KIND_CONTEXT) and key not in catalog.entries:
+            places = set(unit.locations or (unit.location,))
+            same = [e for e in gone if e.context == unit.context and set(e.locations) == places]
+            if len(same) == 1:
+                del catalog.entries[same[0].key]
+                catalog.entries[key] = same[0]
+                gone.remove(same[0])
+    return catalog
