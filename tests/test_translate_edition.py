@@ -156,6 +156,11 @@ def test_placeholders_and_missing_words_are_checked(tmp_path: Path) -> None:
     assert "placeholders %(wo)s but the source has %(where)s" in problems[0]["message"]
     quoted = doc_lines("layout:isles-ship has placeholders")
     assert quoted and all(line in pnp(game, "check", "--no-render").stdout for line in quoted)
+    set_msgstr(po, "layout:isles-ship", "100 % Küste im %(where)s", "%(where)s shore")  # a % the template would read
+    _, problems = check(game, "--no-render")
+    assert [p["code"] for p in problems] == ["translation-markup"] and "write %% for a percent" in problems[0][
+        "message"
+    ]
 
 
 def test_a_sheet_block_too_tall_only_in_german_is_found_by_check(tmp_path: Path) -> None:

@@ -162,7 +162,18 @@ def _markup_findings(loaded: LoadedProject, where: Any, lang: str, unit: Unit, e
         )
     if "%(" in unit.source or "%(" in entry.msgstr:
         wanted, written = sorted(set(PLACEHOLDER.findall(unit.source))), sorted(set(PLACEHOLDER.findall(entry.msgstr)))
-        if wanted != written:
+        lone = wanted and "%" in PLACEHOLDER.sub("", entry.msgstr.replace("%%", ""))
+        if lone:
+            yield (
+                where,
+                Finding(
+                    "translation-markup",
+                    f"{lang}: {unit.context} has a % that is no placeholder; write %% for a percent sign "
+                    "(the template fills in the %(name)s placeholders)",
+                    offset=entry.offset,
+                ),
+            )
+        elif wanted != written:
             yield (
                 where,
                 Finding(

@@ -206,7 +206,9 @@ class Fallbacks:
 
     @property
     def count(self) -> int:
-        return sum(len(v) for v in (*self.records.values(), *self.layouts.values())) + self.sheets
+        """Texts drawn in the source language (an enum label once, however many cards print it)."""
+        fields = sum(1 for v in self.records.values() for p in v if not p.startswith(LABEL_CONTEXT))
+        return fields + sum(len(v) for v in self.layouts.values()) + self.sheets
 
     def of_card(self, record_id: str, layout: Any) -> list[str]:
         """What fell back on one card: its fields' pointers, then its layout's strings."""

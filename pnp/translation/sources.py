@@ -1,8 +1,9 @@
 """What is translatable in a project: its source units, in file order.
 
-Record fields the schema marks translatable, the static strings of layouts and the fixed
-strings of sheet files each become a `Unit` (context, source text, where it is, the fonts it is
-drawn in). Every other module of the package starts from these units: the catalog checks, the
+Record fields the schema marks translatable (a text several records of a kind share is one unit
+of the kind, `kind:<kind>`), the static strings of layouts, the fixed strings of sheet files and
+the words templates write (`_('Home')`, `{% trans %}`) each become a `Unit` (context, source
+text, where it is, the fonts it is drawn in). Every other module of the package starts from these units: the catalog checks, the
 localized project a language build draws, and `pnp translate extract`. Walking a layout's
 elements and a sheet's fixed strings is here too, as localizing replaces those same strings.
 """
