@@ -160,7 +160,9 @@ def test_sheet_strings_are_extracted_checked_and_built(tmp_path: Path) -> None:
     assert [(p["line"], p["code"]) for p in missing] == [
         (min(msgstr_line(po, context) for context in SHEET_GERMAN), "missing-translation")
     ]
-    assert f"de: {len(SHEET_GERMAN)} texts not yet translated into de: run 'pnp translate status'" in missing[0]["message"]
+    assert (
+        f"de: {len(SHEET_GERMAN)} texts not yet translated into de: run 'pnp translate status'" in missing[0]["message"]
+    )
     for context, german in SHEET_GERMAN.items():
         set_msgstr(po, context, german)
     set_msgstr(game / "translations" / "pl.po", "sheet:heroes/title", "Bohaterowie")
