@@ -177,6 +177,13 @@ def test_a_sheet_block_too_tall_only_in_german_is_found_by_check(tmp_path: Path)
     )
     quoted = doc_lines("sheet:fleet/blocks/1/columns/1/header makes")
     assert quoted and all(line in pnp(game, "check").stdout for line in quoted)
+    # too tall in English too (another column): reported once, in the sheet file
+    sheet = game / "sheets" / "fleet.yaml"
+    sheet.write_text(sheet.read_text().replace("header: Ship,", f"header: {' '.join(['Ship'] * 1500)},"))
+    _, problems = check(game)
+    assert [(p["file"], p["code"]) for p in problems if p["code"] == "text-overflow"] == [
+        ("sheets/fleet.yaml", "text-overflow")
+    ], problems
 
 
 def test_a_shared_sentence_edited_on_every_record_is_stale_not_new(tmp_path: Path) -> None:

@@ -49,10 +49,15 @@ if TYPE_CHECKING:
 
 
 def translation_findings(
-    loaded: LoadedProject, render: bool = False, sheets: bool = False, cache: Path | None = None
+    loaded: LoadedProject,
+    render: bool = False,
+    sheets: bool = False,
+    cache: Path | None = None,
+    too_tall: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Located]:
     """`pnp check`: every catalog's problems (and, with `render`, text that overflows in its
-    language: on the cards, and with `sheets` on the sheets, laid out as `pnp build --lang` does)."""
+    language: on the cards, and with `sheets` on the sheets, laid out as `pnp build --lang` does;
+    `too_tall`: (sheet file, pointer) of the blocks already too tall in the source language)."""
     project = loaded.project
     layouts = loaded.layouts
     units = source_units(loaded, layouts)
@@ -64,16 +69,22 @@ def translation_findings(
         if render and catalog.catalog is not None:
             found.extend(overflow_findings(loaded, layouts, catalog, units))
             if sheets:
-                found.extend(sheet_overflow_findings(loaded, layouts, catalog, units, cache))
+                found.extend(sheet_overflow_findings(loaded, layouts, catalog, units, cache, too_tall))
     return found
 
 
 def sheet_overflow_findings(
-    loaded: LoadedProject, layouts: LayoutSet, catalog: CatalogFile, units: dict[str, Unit], cache: Path | None
+    loaded: LoadedProject,
+    layouts: LayoutSet,
+    catalog: CatalogFile,
+    units: dict[str, Unit],
+    cache: Path | None,
+    too_tall: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Located]:
     """`pnp check`: the sheets laid out in the catalog's language; a block too tall in it, at the
     catalog entry that makes it so (else in the sheet file, the language named). Only what is too
-    long: a template that fails fails in the source language too, where check reports it."""
+    long, and only where the source fits (`too_tall` is reported once, in the sheet file): a
+    template that fails fails in the source language too, where check reports it."""
     from pnp.drawing.miniature import token_drawer
     from pnp.sheets.build import render_findings
 
@@ -89,6 +100,8 @@ def sheet_overflow_findings(
         if finding.code != "text-overflow":
             continue
         problem = where.locate(finding)
+        if (problem.file, problem.pointer) in too_tall:
+            continue
         cause = cause_finding(catalog, names[problem.file], problem) if problem.file in names else None
         out.append(
             (catalog.file, cause) if cause else (where, replace(finding, message=f"{catalog.lang}: {finding.message}"))

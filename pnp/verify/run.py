@@ -73,7 +73,9 @@ def check_loaded(
 
         sheets = options.render and not sheet_errors and not loaded.project.data_only  # laid out per language
         cache = loaded.project.output / CACHE_FOLDER / "sheets" if options.render_cache else None
-        problems.extend(located(translation_findings(loaded, options.render, sheets, cache), options, checked))
+        too_tall = frozenset((p.file, p.pointer) for p in problems if p.code == "text-overflow")  # in the source
+        found = located(translation_findings(loaded, options.render, sheets, cache, too_tall), options, checked)
+        problems.extend(found)
     return finish(problems)
 
 
