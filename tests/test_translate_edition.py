@@ -118,6 +118,9 @@ def test_gallery_marks_an_untranslated_label_and_word_on_the_cards_that_show_the
     sloop = html[html.index('data-name="schaluppe') :].split(">", 1)[0]
     assert "label:isles.ship/region/south" in brig and "Home" in brig
     assert "label:isles.ship/region/south" not in sloop and "Home" in sloop  # a northern ship
+    done = pnp(game, "build")  # English, then German: the catalog's warning is printed once
+    assert done.returncode == 0 and done.stdout.count("warning[missing-translation]") == 1, done.stdout
+    assert "pnp build --lang de: 2 texts fell back to en" in done.stderr, done.stderr
 
 
 def test_an_override_for_one_record_and_a_sentence_that_becomes_shared(tmp_path: Path) -> None:
