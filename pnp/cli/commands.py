@@ -20,7 +20,7 @@ import click
 
 from pnp.cli import common, diffing, exporting, translating  # noqa: F401 - pnp diff, the export and translate groups register on cli
 from pnp.cli.common import cli, exit_now, flush_and_exit, language_runs, project_for, project_option, report_problems
-from pnp.core.problems import expand_codes, one_line
+from pnp.core.problems import Problem, expand_codes, one_line
 from pnp.project.config import ConfigError, Project
 
 if TYPE_CHECKING:
@@ -308,12 +308,13 @@ def build(
     )
     runs = language_runs(project, langs, fallback)
     if len(runs) > 1:  # one build per language, each reported as if run alone
-        codes = [_build_one(project, replace(options, lang=lang, fallback=back), fmt) for lang, back in runs]
+        seen: set[Problem] = set()  # each problem printed once, by the first run that finds it
+        codes = [_build_one(project, replace(options, lang=lang, fallback=back), fmt, seen) for lang, back in runs]
         sys.exit(max(codes))
     sys.exit(_build_one(project, replace(options, lang=runs[0][0], fallback=runs[0][1]), fmt))
 
 
-def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
+def _build_one(project: Project, options: BuildOptions, fmt: str, seen: set[Problem] | None = None) -> int:
     from pnp.core.output import OutputResult
     from pnp.project import stamp
 
@@ -329,7 +330,7 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
         if digest and not result.problems:
             stamp.record(project, key, digest, result.written + result.skipped)
     if result.problems:
-        report_problems(result.problems, fmt)
+        report_problems(result.problems, fmt, seen)
     sheets = dict(getattr(result, "sheets", ()))  # the fast path (nothing to build) counts none
     for path in result.written:
         count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""

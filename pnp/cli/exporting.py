@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from pnp.cli.common import cli, language_runs, project_for, project_option, report_problems
+from pnp.core.problems import Problem
 from pnp.project.config import Project
 
 
@@ -58,21 +59,24 @@ def _export_languages(
 ) -> None:
     """One export per language (--lang; see `pnp docs translations`), each reported as if run alone."""
     codes = []
+    seen: set[Problem] = set()  # each problem printed once, by the first language that finds it
     for lang, back in language_runs(project, langs, options.fallback):
         result = run(project, replace(options, lang=lang, fallback=back))
         label = f"{name} --lang {lang}" if lang else name
         note = " (written with the errors shown on the page)" if with_errors and result.written else ""
-        codes.append(_print_export(project, label, result, fmt, note))
+        codes.append(_print_export(project, label, result, fmt, note, seen))
     sys.exit(max(codes))
 
 
-def _print_export(project: Project, name: str, result: object, fmt: str, note: str = "") -> int:
+def _print_export(
+    project: Project, name: str, result: object, fmt: str, note: str = "", seen: set[Problem] | None = None
+) -> int:
     from pnp.outputs.export import ExportResult
 
     if not isinstance(result, ExportResult):
         raise TypeError(f"not an export result: {result!r}")
     if result.problems:
-        report_problems(result.problems, fmt)
+        report_problems(result.problems, fmt, seen)
     by_folder: dict[Path, list[Path]] = {}
     for path in result.written:
         by_folder.setdefault(path.parent, []).append(path)

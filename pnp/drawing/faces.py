@@ -113,7 +113,7 @@ class FaceDigests:
         project = self.loaded.project
         files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
         files += icon_files(project)
-        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data]))
+        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data, layout.words, layout.labels]))
         for path in files:  # named from the project's root: a copy elsewhere (pnp diff) has the same digests
             name = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
             hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())

@@ -47,6 +47,7 @@ from pnp.project.layout import (
 )
 from pnp.project.refkinds import Lookup, no_lookup
 from pnp.project.refkinds import ref_filter as _ref_filter
+from pnp.project.templatewords import install_words, label_filter
 
 # Faces drawn in this process, per layout name: tests show that a build draws each card once.
 FACES_DRAWN: collections.Counter[str] = collections.Counter()
@@ -67,6 +68,9 @@ class Renderer:
         self.root = root.resolve()
         self.env = template_env()
         self.env.filters["ref"] = _ref_filter(lookup or no_lookup)
+        words, labels = layout.words, layout.labels  # in the language drawn (pnp.translation.localize)
+        install_words(self.env, (lambda _context, text: words.get(text) or text) if words else None)
+        self.env.filters["label"] = label_filter(lambda context: labels.get(str(context.get("kind")), {}))
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
         self.findings: list[Finding] = []  # found while preparing: templates that do not compile

@@ -96,12 +96,22 @@ class LoadedProject:
 
             project = self.project
             self._layouts = LayoutSet(project.layouts, project.display, set(self.schemas.kind_uri), project.root)
+            self._add_labels(self._layouts)
         return self._layouts
 
     @layouts.setter
     def layouts(self, layouts: LayoutSet) -> None:
         """A language's translated layouts in place of the project's (pnp.translation)."""
         self._layouts = layouts
+
+    def _add_labels(self, layouts: LayoutSet) -> None:
+        """Each layout that uses the `label` filter gets its kinds' enum labels from their schemas."""
+        from pnp.project.sheetfiles import schema_labels
+        from pnp.project.templatewords import uses_label
+
+        for layout in layouts.layouts.values():
+            if uses_label(layout.data):
+                layout.labels = {k: schema_labels(self.schemas, k) for k in layout.kinds if k in self.schemas.kind_uri}
 
     @property
     def icons(self) -> dict[str, dict[str, Any]]:
