@@ -320,3 +320,9 @@ def test_map_tile_spaces_are_one_size_and_inside_the_outline(seed: str) -> None:
             dx, dy = px - cx, py - cy
             assert abs(dy) <= apothem
             assert (math.sqrt(3) * abs(dx) + abs(dy)) / 2 <= apothem
+
+
+def test_fractured_lands_prints_that_cities_are_not_scored(seed: str, by_id: Records) -> None:
+    says(seed, "Apply standard Achievements scoring and Greatest Quester scoring. Do not apply city scoring.")
+    assert [v["scoring"]["city_scoring"] for v in by_id["the-fractured-lands"]["variants"]] == [False] * 3
+    assert "{% elif sc.city_scoring is sameas false %}{% set base = base + ['no city scoring'] %}" in sheet("mk-scenario")
