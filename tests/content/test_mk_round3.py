@@ -325,4 +325,24 @@ def test_map_tile_spaces_are_one_size_and_inside_the_outline(seed: str) -> None:
 def test_fractured_lands_prints_that_cities_are_not_scored(seed: str, by_id: Records) -> None:
     says(seed, "Apply standard Achievements scoring and Greatest Quester scoring. Do not apply city scoring.")
     assert [v["scoring"]["city_scoring"] for v in by_id["the-fractured-lands"]["variants"]] == [False] * 3
-    assert "{% elif sc.city_scoring is sameas false %}{% set base = base + ['no city scoring'] %}" in sheet("mk-scenario")
+    assert "{% elif sc.city_scoring is sameas false %}{% set base = base + ['no city scoring'] %}" in sheet(
+        "mk-scenario"
+    )
+
+
+def test_possessed_aid_says_where_possessed_enemies_appear(seed: str, by_id: Records) -> None:
+    says(
+        seed,
+        "reveal a random possessed enemy token and a random enemy token to create an apocalypse possessed enemy and fight it.",
+        "Place a possessed enemy token face up underneath\neach rampaging enemy on the City tile;",
+        "♦ The enemy is possessed by the relevant faction if the site is owned by the Council of the Void or the Apocalypse.",
+    )
+    where = by_id["mk-rule-possessed-enemies"]["points"][2]
+    for place in (
+        "ziggurat or pyramid floor",
+        "Against the Apocalypse",
+        "Apocalypse is Here",
+        "The Council versus the Apocalypse",
+        "Control head",
+    ):
+        assert place in where, place
