@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
 
     from pnp.project.loaded import LoadedProject
-    from pnp.project.tabular import Sheet
+    from pnp.project.tableread import Sheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +202,7 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
 def _read_rows(path: Path, display: str, max_bytes: int) -> Sheet:
     """The sheet's rows as record files are read (pnp/project/tabular.py, with its bounds: the
     workbook's unpacked size); what keeps it from being read is a ConfigError naming the file."""
-    from pnp.project.tabular import Sheet, TableError, read_sheets
+    from pnp.project.tableread import Sheet, TableError, read_sheets
 
     if path.suffix.lower() not in (".xlsx", ".csv"):
         raise ConfigError(f"{display}: import reads .xlsx or .csv files")
