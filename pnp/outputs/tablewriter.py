@@ -20,6 +20,7 @@ from typing import Any
 from pnp.core.output import OutputResult, atomic_write
 from pnp.project.config import ConfigError, Project
 from pnp.project.fields import FALSE_WORDS, NUMBER, TRUE_WORDS
+from pnp.project.tableread import neutralised
 
 Path_ = tuple[str, ...]
 FORMATS = ("csv", "xlsx", "json")
@@ -150,12 +151,14 @@ def _text(value: Any) -> str:
 
 
 def write_csv(records: list[dict[str, Any]]) -> bytes:
-    """UTF-8 with a byte-order mark (so Excel reads accents right; pnp accepts it), CRLF rows."""
+    """UTF-8 with a byte-order mark (so Excel reads accents right; pnp accepts it), CRLF rows.
+    Text that a spreadsheet app would run as a formula (`=`, `+`, `-`, `@`, tab, CR first) gets
+    a leading ' (neutralised); numbers are written as numbers (-3 is a number, not a formula)."""
     header, table = rows(records)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(header)
-    writer.writerows([_text(v) for v in row] for row in table)
+    writer.writerow([neutralised(name) for name in header])
+    writer.writerows([neutralised(v) if isinstance(v, str) else _text(v) for v in row] for row in table)
     return b"\xef\xbb\xbf" + out.getvalue().encode("utf-8")
 
 

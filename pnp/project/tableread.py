@@ -48,6 +48,24 @@ class TableError(Exception):
         self.code, self.row, self.column, self.detail = code, row, column, detail
 
 
+# What makes a spreadsheet app run a CSV cell as a formula (OWASP "CSV injection"): pnp writes
+# such a text cell with a leading ' (which the apps show as text), and reading a CSV drops it.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+ESCAPED = re.compile("'+[=+\\-@\t\r]")
+
+
+def neutralised(text: str) -> str:
+    """A text cell as pnp writes it to CSV: one more leading ' before a formula start (`=cmd()`
+    -> `'=cmd()`, and `'=x` -> `''=x`, so reading back gives the text written)."""
+    if text.startswith(FORMULA_STARTS) or (text[:1] == "'" and ESCAPED.match(text)):
+        return "'" + text
+    return text
+
+
+def _unneutralised(cell: str) -> str:
+    return cell[1:] if cell[:1] == "'" and ESCAPED.match(cell) else cell
+
+
 def read_sheets(path: Path, max_bytes: int) -> list[Sheet]:
     """The visible sheets of a workbook, or the one sheet of a CSV/TSV file; raises TableError."""
     if path.suffix.lower() in WORKBOOK_SUFFIXES:
@@ -85,6 +103,8 @@ def _read_csv(raw: bytes, delimiter: str) -> Sheet:
     start, cells_read, bound = 1, 0, limits.current()
     try:
         for cells in reader:
+            if any(cell[:1] == "'" for cell in cells):
+                cells = [_unneutralised(cell) for cell in cells]
             rows.append((start, cells))
             cells_read += len(cells)
             if len(rows) > bound.table_rows or cells_read > bound.table_cells:
@@ -98,8 +118,9 @@ def _read_csv(raw: bytes, delimiter: str) -> Sheet:
 def _csv_syntax(error: str) -> str:
     if "field larger than field limit" in error:
         return (
-            f"CSV syntax: a value in this row is over {csv.field_size_limit():,} characters (an unclosed "
-            'quote swallowing the rest of the file?); close the quote (a quote inside a quoted value is written twice: "")'
+            f"CSV syntax: a value in this row is over {csv.field_size_limit():,} characters: a quote left open "
+            'swallows the rows after it (close it; a quote inside a quoted value is written twice: ""), '
+            "or shorten the value"
         )
     detail = "a quoted value opened in this row is never closed" if "end of data" in error else f"{error} in this row"
     return f'CSV syntax: {detail}; close the quote (a quote inside a quoted value is written twice: "")'
