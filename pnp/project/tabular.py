@@ -86,6 +86,11 @@ class TableLocator:
                 found = self._group(columns).least(path)
         return found
 
+    def _first(self, columns: dict[tuple[str, ...], int]) -> int:
+        """The sheet's first named column (1 when it has none)."""
+        first = self._group(columns).first
+        return 1 if first is None else first
+
     def _group(self, columns: dict[tuple[str, ...], int]) -> _Group:
         """The columns as a tree of their parts, made once per dict (a finding per list item of
         50,000 columns would otherwise search them all each time)."""
@@ -105,15 +110,15 @@ class TableLocator:
         columns = self.columns[sheet]
         path = tuple(parts[1:])
         if finding.at_key:
-            return cell_offset(sheet, self.header_rows[sheet], columns.get(path, _first(columns)))
+            return cell_offset(sheet, self.header_rows[sheet], columns.get(path) or self._first(columns))
         if finding.missing:  # a required field: its empty cell, or the header row where no column names it
             column = self._column(int(parts[0]), columns, (*path, finding.missing))
-            return cell_offset(sheet, row if column else self.header_rows[sheet], column or _first(columns))
+            return cell_offset(sheet, row if column else self.header_rows[sheet], column or self._first(columns))
         for end in range(len(path), 0, -1):
             column = self._column(int(parts[0]), columns, path[:end])
             if column is not None:
                 return cell_offset(sheet, row, column)
-        return cell_offset(sheet, row, _first(columns))
+        return cell_offset(sheet, row, self._first(columns))
 
     def position(self, offset: int) -> tuple[int, int, str]:
         sheet = offset >> SHEET_BITS
@@ -133,6 +138,7 @@ class _Group:
     first: int | None = None
 
     def add(self, path: tuple[str, ...], column: int) -> None:
+        self.first = column if self.first is None else min(self.first, column)
         node = self
         for part in path:
             node = node.children.setdefault(part, _Group())
@@ -143,10 +149,6 @@ class _Group:
         for part in path:
             node = node.children.get(part) if node is not None else None
         return node.first if node is not None else None
-
-
-def _first(columns: dict[tuple[str, ...], int]) -> int:
-    return min(columns.values(), default=1)
 
 
 def load_table(path: Path, display: str, max_bytes: int, guide: FieldGuide | None) -> RecordFile:
