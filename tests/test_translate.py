@@ -527,3 +527,19 @@ def test_catalog_syntax_babel_reads_past_is_a_located_error(game: Path, mistake:
         assert done.returncode == 1 and "Traceback" not in done.stderr
         found = [line for line in done.stdout.splitlines() if ": error[" in line]
         assert len(found) == 1 and found[0].startswith(f"translations/de.po:{where}: error[catalog-error]: de: {message}")
+
+
+def test_translation_csv_neutralises_formula_starts_and_import_reads_them_back(game: Path) -> None:
+    """extract --format csv writes a cell that starts with = + - @ with a leading ' (so a
+    spreadsheet app shows it as text, never runs it); import drops it again."""
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "archer/name", "=HYPERLINK(\"http://x\")")
+    set_msgstr(po, "healer/name", "-2 Heilerin")
+    assert pnp(game, "translate", "extract", "--format", "csv").returncode == 0
+    sheet = (game / "translations" / "de.csv").read_text(encoding="utf-8")
+    assert "archer/name,Archer,\"'=HYPERLINK(\"\"http://x\"\")\",translated," in sheet
+    assert "healer/name,Healer,'-2 Heilerin,translated," in sheet
+    before = po.read_bytes()
+    set_msgstr(po, "archer/name", "Bogenschützin")
+    assert pnp(game, "translate", "import", "translations/de.csv", "--lang", "de").returncode == 0
+    assert po.read_bytes() == before
