@@ -184,13 +184,17 @@ def far_cell() -> bytes:
     [
         (
             "bomb.xlsx",
-            lambda: repacked(workbook(), {SHEET: zipfile.ZipFile(io.BytesIO(workbook())).read(SHEET) + b" " * 8_000_000}),
+            lambda: repacked(
+                workbook(), {SHEET: zipfile.ZipFile(io.BytesIO(workbook())).read(SHEET) + b" " * 8_000_000}
+            ),
             "1:1: error[file-too-large]: its part 'xl/worksheets/sheet1.xml' unpacks to 7.6 MB, 978 times its "
             "packed size (at most 100 times: a zip bomb?); nothing of it was read",
         ),
         (
             "liar.xlsx",
-            lambda: understated(repacked(workbook(), {"xl/media/pad.bin": b"\0" * 3_000_000}), "xl/media/pad.bin", 1000),
+            lambda: understated(
+                repacked(workbook(), {"xl/media/pad.bin": b"\0" * 3_000_000}), "xl/media/pad.bin", 1000
+            ),
             "1:1: error[file-too-large]: its part 'xl/media/pad.bin' unpacks to more than the 1,000 bytes its zip "
             "directory declares (a zip bomb, or a damaged file); nothing of it was read",
         ),
@@ -270,7 +274,7 @@ def test_raising_table_rows_reads_more_rows(tmp_path: Path) -> None:
 
 # --- CSV pnp writes never runs as a formula ------------------------------------------------------
 
-FORMULAS = ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2 damage", "@SUM(A1)", "'=quoted", "'Tis plain"]
+FORMULAS = ['=HYPERLINK("http://x","y")', "+1+1", "-2 damage", "@SUM(A1)", "'=quoted", "'Tis plain"]
 
 
 def test_export_csv_neutralises_formula_starts_and_reads_back_the_same(tmp_path: Path) -> None:
@@ -287,7 +291,7 @@ def test_export_csv_neutralises_formula_starts_and_reads_back_the_same(tmp_path:
     table = list(csv.reader(io.StringIO((root / "cards" / "back.csv").read_text(encoding="utf-8-sig"))))
     header = table[0]
     names = [row[header.index("name")] for row in table[1:]]
-    assert names == ["'=HYPERLINK(\"http://x\",\"y\")", "'+1+1", "'-2 damage", "'@SUM(A1)", "''=quoted", "'Tis plain"]
+    assert names == ['\'=HYPERLINK("http://x","y")', "'+1+1", "'-2 damage", "'@SUM(A1)", "''=quoted", "'Tis plain"]
     assert {row[header.index("value")] for row in table[1:]} == {"-3"}
     for row in table:
         for text in row:

@@ -425,7 +425,9 @@ def test_import_reads_sheets_as_record_files_are_read(game: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stdout.startswith("open.csv:2:1: error[csv-syntax]: CSV syntax: a quoted value opened in this row")
     huge = "x" * 200_000  # over csv.field_size_limit() (131,072)
-    (game / "huge.csv").write_text(f"context,source,translation\nhealer/name,Healer,Heilerin\nhealer/ability,Heal,{huge}\n")
+    (game / "huge.csv").write_text(
+        f"context,source,translation\nhealer/name,Healer,Heilerin\nhealer/ability,Heal,{huge}\n"
+    )
     done = pnp(game, "translate", "import", "huge.csv", "--lang", "de")
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stdout.splitlines() == [
@@ -526,18 +528,20 @@ def test_catalog_syntax_babel_reads_past_is_a_located_error(game: Path, mistake:
         done = pnp(game, *args)
         assert done.returncode == 1 and "Traceback" not in done.stderr
         found = [line for line in done.stdout.splitlines() if ": error[" in line]
-        assert len(found) == 1 and found[0].startswith(f"translations/de.po:{where}: error[catalog-error]: de: {message}")
+        assert len(found) == 1 and found[0].startswith(
+            f"translations/de.po:{where}: error[catalog-error]: de: {message}"
+        )
 
 
 def test_translation_csv_neutralises_formula_starts_and_import_reads_them_back(game: Path) -> None:
     """extract --format csv writes a cell that starts with = + - @ with a leading ' (so a
     spreadsheet app shows it as text, never runs it); import drops it again."""
     po = game / "translations" / "de.po"
-    set_msgstr(po, "archer/name", "=HYPERLINK(\"http://x\")")
+    set_msgstr(po, "archer/name", '=HYPERLINK("http://x")')
     set_msgstr(po, "healer/name", "-2 Heilerin")
     assert pnp(game, "translate", "extract", "--format", "csv").returncode == 0
     sheet = (game / "translations" / "de.csv").read_text(encoding="utf-8")
-    assert "archer/name,Archer,\"'=HYPERLINK(\"\"http://x\"\")\",translated," in sheet
+    assert 'archer/name,Archer,"\'=HYPERLINK(""http://x"")",translated,' in sheet
     assert "healer/name,Healer,'-2 Heilerin,translated," in sheet
     before = po.read_bytes()
     set_msgstr(po, "archer/name", "Bogenschützin")

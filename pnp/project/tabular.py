@@ -189,8 +189,6 @@ def _failed(record_file: RecordFile, code: str, message: str) -> RecordFile:
     return record_file
 
 
-
-
 def cell_text(cell: Any) -> str:
     """A cell as text: a whole number without its '.0' (header 2024, not 2024.0)."""
     if isinstance(cell, float) and cell.is_integer():
@@ -243,7 +241,9 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
             out.append(Finding("unknown-column", message, offset=at))
             continue
         if len(parts) > HEADER_DEPTH:
-            message = f"column header {_shown(name)!r} nests fields over {HEADER_DEPTH} levels deep; no record needs that"
+            message = (
+                f"column header {_shown(name)!r} nests fields over {HEADER_DEPTH} levels deep; no record needs that"
+            )
             out.append(Finding("unknown-column", message, offset=at))
             continue
         clash = tree.clash(parts)

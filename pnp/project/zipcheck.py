@@ -69,7 +69,9 @@ def check_unpacked(path: Path, members: list[zipfile.ZipInfo], max_unzipped: int
     `why` follows the total's limit in the message."""
     declared = sum(info.file_size for info in members)
     if declared > max_unzipped:
-        raise ZipRefused(f"the workbook unpacks to {declared / 1048576:.1f} MB, over {max_unzipped / 1048576:.1f} MB{why}")
+        raise ZipRefused(
+            f"the workbook unpacks to {declared / 1048576:.1f} MB, over {max_unzipped / 1048576:.1f} MB{why}"
+        )
     for info in members:
         if info.file_size > RATIO_FLOOR and info.file_size > EXPANSION_RATIO * max(info.compress_size, 1):
             ratio = info.file_size / max(info.compress_size, 1)

@@ -119,8 +119,7 @@ def po_mistake(text: str) -> tuple[int, str] | None:
         if string_at is not None and line[string_at : string_at + 1] == '"':  # else Babel says what it is
             if not CLOSED.match(line, string_at):
                 return offset + string_at, (
-                    "the string opened here is not closed on its line; end it with a \" "
-                    '(a " inside it is written \\")'
+                    'the string opened here is not closed on its line; end it with a " (a " inside it is written \\")'
                 )
             value += line[string_at:].rstrip()[1:-1]
         offset += len(line) + 1
