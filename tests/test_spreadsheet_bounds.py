@@ -249,6 +249,21 @@ def test_libreoffice_trailing_empty_repeats_are_not_counted(tmp_path: Path) -> N
     ]
 
 
+def test_an_empty_formatted_cell_far_away_is_not_counted(tmp_path: Path) -> None:
+    """Calamine skips a cell with a format but no value: so does the measure of the used area."""
+    from openpyxl.styles import Font
+
+    root = project(tmp_path)
+    book = openpyxl.Workbook()
+    book.active.title = "Units"
+    book.active.append(["kind", "id", "name", "source.seed", "source.section"])
+    book.active.append(["test.card", "a", "A", SOURCE["seed"], SOURCE["section"]])
+    book.active["ZZ100000"].font = Font(bold=True)
+    book.save(root / "cards" / "styled.xlsx")
+    done = run(root, "check", "--no-render", "--ignore", "no-layouts")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_a_million_row_csv_is_one_located_problem_at_the_row_past_the_limit(tmp_path: Path) -> None:
     root = project(tmp_path)
     with (root / "cards" / "rows.csv").open("w", encoding="utf-8") as handle:

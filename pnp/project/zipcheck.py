@@ -33,25 +33,30 @@ class SheetScan:
     errors: dict[tuple[int, int], str] = field(default_factory=dict)
     rows: int = 0
     columns: int = 0
-    unreferenced: int = 0  # cells written without an `r="B5"` (their column is their count)
+    row_tags: int = 0  # <row> elements seen
+    unreferenced: int = 0  # the most cells of one row written without an `r="B5"` (placed by order)
 
     @property
     def cells(self) -> int:
-        return self.rows * max(self.columns, self.unreferenced)
+        rows = max(self.rows, self.row_tags if self.unreferenced else 0)
+        return rows * (self.columns + self.unreferenced)
 
     def measure(self, part: bytes) -> None:
-        """XLSX sheet XML: the furthest row and column any `<row r=...>` or `<c r=...>` names."""
-        for match in REFERENCE.finditer(part):
+        """XLSX sheet XML: the furthest row and column a cell holding something names (an empty
+        styled cell, `<c r="B5" s="1"/>` or `...></c>`, which calamine skips, costs nothing), and how many
+        cells a row places by their order, without a reference."""
+        for match in FILLED.finditer(part):
             letters, row = match.group(1), match.group(2)
             self.rows = max(self.rows, int(row) if len(row) < 10 else HUGE)
-            if letters:
-                self.columns = max(self.columns, column_number(letters.decode()) if len(letters) < 7 else HUGE)
-        written = part.count(b"<c ") + part.count(b"<c>")
-        self.unreferenced += max(0, written - len(CELL_REFERENCE.findall(part)))
-        self.rows = max(self.rows, 1 if written else 0)
+            self.columns = max(self.columns, column_number(letters.decode()) if len(letters) < 7 else HUGE)
+        self.row_tags += part.count(b"<row")
+        if part.count(b"<c>") or part.count(b"<c ") > len(CELL_REFERENCE.findall(part)):
+            for segment in part.split(b"<row"):
+                written = segment.count(b"<c>") + segment.count(b"<c ")
+                self.unreferenced = max(self.unreferenced, written - len(CELL_REFERENCE.findall(segment)))
 
 
-REFERENCE = re.compile(rb'<(?:row|c)\b[^>]*?\br="([A-Z]*)(\d+)"')
+FILLED = re.compile(rb'<c\b[^>]*?\br="([A-Z]+)(\d+)"[^>]*>\s*<(?:v|f|is)\b')  # a cell with a value
 CELL_REFERENCE = re.compile(rb'<c\b[^>]*?\br="[A-Z]+\d+"')
 
 
