@@ -128,9 +128,13 @@ def scan_ods(archive: zipfile.ZipFile) -> dict[str, SheetScan]:
     LibreOffice writes to the sheet's end, cost nothing)."""
     found: dict[str, SheetScan] = {}
     scan, row, last_column, column = SheetScan(), 0, 0, 0
+    open_elements: list[ElementTree.Element] = []  # a row read is dropped from its parent: memory stays flat
     with archive.open("content.xml") as stream:
         for event, element in ElementTree.iterparse(stream, events=("start", "end")):
-            if event == "start":
+            if event == "end":
+                open_elements.pop()
+            else:
+                open_elements.append(element)
                 if element.tag == f"{{{TABLE}}}table":
                     scan, row = SheetScan(), 0
                     found[element.get(f"{{{TABLE}}}name", "")] = scan
@@ -147,7 +151,8 @@ def scan_ods(archive: zipfile.ZipFile) -> dict[str, SheetScan]:
                 if last_column:
                     scan.rows, scan.columns = row + repeat, max(scan.columns, last_column)
                 row += repeat
-                element.clear()
+                if open_elements:
+                    open_elements[-1].remove(element)
     return found
 
 
