@@ -9,7 +9,9 @@ What is generated (hypothesis, with hypothesis-jsonschema for schema-shaped data
 - layouts from pnp/layout.schema.json, checked, and a sample of them built;
 - Jinja expressions over the records (fields, literals, the operators, filters and string
   methods that can build large values, nested), each in a text element, checked (budget below
-  and at `test_generated_templates_are_bounded`).
+  and at `test_generated_templates_are_bounded`);
+- spreadsheets: generated sheets (headers, cell types, ragged rows, an open quote, cells far
+  away), as CSV and as XLSX (budget at `test_generated_csv_sheets_are_located`).
 
 The promise asserted for every example: pnp check (and pnp build) raises nothing (the CLI would
 print "internal error"), every problem is located in a project file, and the example stays
@@ -192,3 +194,77 @@ def test_generated_templates_are_bounded(build_project: Path, text: str) -> None
     layout.setdefault("front", {}).setdefault("elements", []).append(element)
     with replaced(build_project / "layouts" / "test-spell.json", layout):
         check_within_budget(build_project)
+
+
+# --- spreadsheets: generated sheets --------------------------------------------------------------
+#
+# Budget (the module's, per example: 10 s of CPU time and 512 MB of memory growth for the check):
+# a sheet of up to 30 columns and 40 rows; headers from the spell's field names, dotted and
+# indexed paths, `kind`, repeats and arbitrary text; cells of every type a workbook holds (text
+# with quotes, separators, line breaks and formula starts, numbers, booleans, empty), written as
+# CSV (possibly ragged, with a quote left open) or as XLSX with cells placed anywhere up to
+# column 200 and row 5000. Every problem must be located in the sheet's file. 3 examples each
+# (derandomized) by default, 300 in the long profile.
+
+HEADERS = st.sampled_from(
+    ["kind", "id", "name", "level", "copies", "source.seed", "source.section", "tags.0"]
+) | st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+CELLS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from(["test.spell", "=1+1", "-3", "'=x", '"open', "a;b", "x\ny", "#REF!", ""])
+    | st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+)
+SHEETS = st.tuples(st.lists(HEADERS, min_size=1, max_size=30), st.lists(st.lists(CELLS, max_size=32), max_size=40))
+
+
+def _csv_bytes(header: list[str], rows: list[list[Any]], open_quote: bool) -> bytes:
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows(["" if c is None else c for c in row] for row in rows)
+    return (out.getvalue() + ('"never closed\n' if open_quote else "")).encode("utf-8")
+
+
+SHEET_EXAMPLES = 300 if LONG else 3  # a check of the drawing project each: keep `make test` cheap
+
+
+@settings(max_examples=SHEET_EXAMPLES)
+@given(SHEETS, st.booleans())
+def test_generated_csv_sheets_are_located(
+    build_project: Path, sheet: tuple[list[str], list[list[Any]]], open_quote: bool
+) -> None:
+    with replaced(build_project / "cards" / "sheet.csv", _csv_bytes(*sheet, open_quote)):
+        problems = check_within_budget(build_project)
+    assert all(p.file.startswith("cards/") for p in problems), problems
+
+
+@settings(max_examples=SHEET_EXAMPLES)
+@given(SHEETS, st.lists(st.tuples(st.integers(1, 5000), st.integers(1, 200), CELLS), max_size=5))
+def test_generated_xlsx_sheets_are_located(
+    build_project: Path, sheet: tuple[list[str], list[list[Any]]], scattered: list[tuple[int, int, Any]]
+) -> None:
+    import io
+
+    import openpyxl
+    from openpyxl.utils.exceptions import IllegalCharacterError
+
+    book = openpyxl.Workbook()
+    try:
+        book.active.append(sheet[0])
+        for row in sheet[1]:
+            book.active.append(row)
+        for row_number, column, value in scattered:
+            book.active.cell(row=row_number, column=column, value=value)
+    except (IllegalCharacterError, ValueError):  # what openpyxl itself refuses to write
+        return
+    buffer = io.BytesIO()
+    book.save(buffer)
+    with replaced(build_project / "cards" / "sheet.xlsx", buffer.getvalue()):
+        problems = check_within_budget(build_project)
+    assert all(p.file.startswith("cards/") for p in problems), problems

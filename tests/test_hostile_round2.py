@@ -102,6 +102,19 @@ def test_an_empty_game_folder_is_a_pnp_toml_error(project: Path) -> None:
     assert not (project / "output" / ".pdf").exists()
 
 
+@pytest.mark.parametrize("folder", ["a\\u0000b", "x" * 300], ids=["nul", "over 255 bytes"])
+def test_a_game_folder_the_system_refuses_is_a_pnp_toml_error(project: Path, folder: str) -> None:
+    toml = project / "pnp.toml"
+    toml.write_text(toml.read_text().replace('folder = "test"', f'folder = "{folder}"'))
+    for command in (("build",), ("export", "printshop")):  # every command prints it as a located line
+        done = pnp(project, *command)
+        assert done.returncode == 2 and done.stderr == ""
+        assert errors(done) == [
+            "pnp.toml:10:1: error[config-error]: [games.test] folder must be a plain folder name of at most 255 "
+            'bytes (such as folder = "test")'
+        ]
+
+
 # --- paths the system refuses -------------------------------------------------------------------
 
 LONG = "a" * 300  # a name part over 255 bytes
@@ -238,12 +251,23 @@ def test_a_plain_file_as_the_output_folder_is_one_line(project: Path) -> None:
     assert (project / "output").read_text() == "not a folder"
 
 
+def test_export_records_into_a_plain_file_output_is_one_line(project: Path) -> None:
+    (project / "output").write_text("not a folder")
+    done = pnp(project, "export", "records", "--format", "csv")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        f"pnp: error: cannot write {project / 'output' / 'records' / 'test.card.csv'}: a file stands where a "
+        "folder should be; nothing more was written"
+    ]
+    assert (project / "output").read_text() == "not a folder"
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-@pytest.mark.parametrize("fmt", ["text", "json"])
-def test_standard_output_on_a_full_device_is_one_line_and_no_success(project: Path, fmt: str) -> None:
+@pytest.mark.parametrize("command", [("check", "--format", "text"), ("check", "--format", "json"), ("stats",)])
+def test_standard_output_on_a_full_device_is_one_line_and_no_success(project: Path, command: tuple[str, ...]) -> None:
     with open("/dev/full", "w") as full:
         done = subprocess.run(
-            [sys.executable, "-m", "pnp", "check", "--format", fmt],
+            [sys.executable, "-m", "pnp", *command],
             cwd=project,
             stdout=full,
             stderr=subprocess.PIPE,
@@ -268,11 +292,12 @@ def test_pnp_new_in_an_impossible_place_is_one_line(tmp_path: Path, where: str) 
     assert not (tmp_path / "nowhere").exists()
 
 
-@pytest.mark.parametrize("bleed", ["1e400mm", "1e999999999mm", "nanmm"])
+@pytest.mark.parametrize("bleed", ["1e400mm", "1e999999999mm", "nanmm", "9" * 5000 + "mm"])
 def test_an_absurd_bleed_is_one_line(project: Path, bleed: str) -> None:
     done = pnp(project, "export", "printshop", "--bleed", bleed)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"pnp: error: bleed {bleed!r} is out of range; use 0 to 25 mm"]
+    shown = bleed if len(bleed) < 40 else "9" * 30 + "..." + "999999mm"  # a long value is quoted short
+    assert done.stderr.splitlines() == [f"pnp: error: bleed {shown!r} is out of range; use 0 to 25 mm"]
 
 
 # --- a file name cannot forge a report line -----------------------------------------------------
@@ -301,3 +326,11 @@ def test_a_file_name_cannot_forge_a_problem_line(project: Path, fmt: str) -> Non
         ]
         assert uris == ["cards/plain name.json", "cards/x.json%3A1%3A1%3A%20error%5Bforged%5D%3A%20y.json"]
     assert "error[forged]" not in "".join(line.split(":", 1)[0] for line in done.stdout.splitlines())
+
+
+def test_a_layout_file_name_cannot_forge_a_problem_line(project: Path) -> None:
+    (project / "layouts" / "l: error[forged]: .json").write_text('{"kinds": ["test.spell"], "size": "poker", "x": 1}')
+    done = pnp(project, "check")
+    assert done.returncode == 1
+    assert errors(done)[0].startswith('"layouts/l: error[forged]: .json":1:')
+    assert not any(line.startswith("layouts/l") for line in done.stdout.splitlines())

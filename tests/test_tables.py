@@ -202,7 +202,7 @@ def test_oversized_workbook_is_one_problem(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stdout.splitlines()[0] == (
         "cards/big.xlsx:1:1: error[file-too-large]: the workbook unpacks to 1.9 MB, over 0.5 MB (10x max-file-mb); "
-        "split it into smaller workbooks"
+        "nothing of it was read: split it into smaller workbooks"
     )
 
 
@@ -357,7 +357,7 @@ def test_the_xlsx_writer_keeps_each_value_its_own_type(tmp_path: Path) -> None:
     characters XML cannot hold are escaped, the sheet's name is one Excel accepts; the same rows
     give the same bytes."""
     from pnp.core.xlsx import xlsx_bytes
-    from pnp.project.tabular import read_sheets
+    from pnp.project.tableread import read_sheets
 
     rows = [
         ["text", "number", "flag"],

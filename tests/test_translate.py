@@ -419,12 +419,26 @@ def test_import_of_a_file_that_is_not_a_workbook(game: Path) -> None:
 
 
 def test_import_reads_sheets_as_record_files_are_read(game: Path) -> None:
-    """The spreadsheet reader of record files (pnp/project/tabular.py): a CSV that cannot be read
-    is refused with where, a number cell is the number as typed, and a formula that failed is a
-    formula-error at its cell (the reader sees it empty)."""
+    """The spreadsheet reader of record files (pnp/project/tableread.py): a CSV that cannot be read
+    (a quote never closed, a value over the CSV field size) is one located problem, exit 1; a
+    number cell is the number as typed, and a formula that failed is a formula-error at its cell
+    (the reader sees it empty)."""
     (game / "open.csv").write_text('context,source,translation\n"healer/name,Healer,x\n', encoding="utf-8")
     done = pnp(game, "translate", "import", "open.csv", "--lang", "de")
-    assert done.returncode == 2 and "open.csv:2:1: CSV syntax: a quoted value opened in this row" in done.stderr
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stdout.startswith("open.csv:2:1: error[csv-syntax]: CSV syntax: a quoted value opened in this row")
+    huge = "x" * 200_000  # over csv.field_size_limit() (131,072)
+    (game / "huge.csv").write_text(
+        f"context,source,translation\nhealer/name,Healer,Heilerin\nhealer/ability,Heal,{huge}\n"
+    )
+    done = pnp(game, "translate", "import", "huge.csv", "--lang", "de")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stdout.splitlines() == [
+        "huge.csv:3:1: error[csv-syntax]: CSV syntax: a value in this row is over 131,072 characters: a quote left "
+        'open swallows the rows after it (close it; a quote inside a quoted value is written twice: ""), or '
+        "shorten the value",
+        "1 error, 0 warnings",
+    ]
     from openpyxl import Workbook
 
     book = Workbook()
@@ -496,3 +510,43 @@ def test_importing_an_untouched_stale_row_keeps_it_stale(game: Path) -> None:
     assert 'msgstr "Heilkundige"' in po.read_text(encoding="utf-8")
     _, problems = check(game)
     assert ("translations/de.po", msgstr_line(po, "healer/ability"), "warning", "stale-translation") in codes(problems)
+
+
+@pytest.mark.parametrize("mistake", ["unterminated", "twice"])
+def test_catalog_syntax_babel_reads_past_is_a_located_error(game: Path, mistake: str) -> None:
+    """A string never closed on its line, or the same msgctxt and msgid twice (Babel keeps one in
+    silence): one catalog-error at its line and column, from check and from build --lang."""
+    po = game / "translations" / "de.po"
+    lines = po.read_text(encoding="utf-8").split("\n")
+    at = lines.index('msgctxt "archer/name"')
+    if mistake == "unterminated":
+        lines[at + 2] = lines[at + 2].rstrip('"')  # msgstr "Bogenschützin
+        where, message = f"{at + 3}:8", 'the string opened here is not closed on its line; end it with a "'
+    else:
+        lines[at + 3 : at + 3] = ["", 'msgctxt "archer/name"', 'msgid "Archer"', 'msgstr "Zweite"']
+        where = f"{at + 5}:1"
+        message = f"msgctxt 'archer/name' and msgid 'Archer' are already at line {at + 1}; each text is translated once"
+    po.write_text("\n".join(lines), encoding="utf-8")
+    for args in (("check", "--no-render"), ("build", "--lang", "de")):
+        done = pnp(game, *args)
+        assert done.returncode == 1 and "Traceback" not in done.stderr
+        found = [line for line in done.stdout.splitlines() if ": error[" in line]
+        assert len(found) == 1 and found[0].startswith(
+            f"translations/de.po:{where}: error[catalog-error]: de: {message}"
+        )
+
+
+def test_translation_csv_neutralises_formula_starts_and_import_reads_them_back(game: Path) -> None:
+    """extract --format csv writes a cell that starts with = + - @ with a leading ' (so a
+    spreadsheet app shows it as text, never runs it); import drops it again."""
+    po = game / "translations" / "de.po"
+    set_msgstr(po, "archer/name", '=HYPERLINK("http://x")')
+    set_msgstr(po, "healer/name", "-2 Heilerin")
+    assert pnp(game, "translate", "extract", "--format", "csv").returncode == 0
+    sheet = (game / "translations" / "de.csv").read_text(encoding="utf-8")
+    assert 'archer/name,Archer,"\'=HYPERLINK(""http://x"")",translated,' in sheet
+    assert "healer/name,Healer,'-2 Heilerin,translated," in sheet
+    before = po.read_bytes()
+    set_msgstr(po, "archer/name", "Bogenschützin")
+    assert pnp(game, "translate", "import", "translations/de.csv", "--lang", "de").returncode == 0
+    assert po.read_bytes() == before

@@ -17,7 +17,7 @@ from pnp.core.problems import ConfigError, Problem
 from pnp.project.config import Project, load_project
 
 
-def project_for(explicit: Path | None, fmt: str | None = None) -> Project:
+def project_for(explicit: Path | None, fmt: str | None = "text") -> Project:
     """The project; a located pnp.toml mistake is printed in the report format `fmt` (exit 2)."""
     try:
         return load_project(explicit=explicit)

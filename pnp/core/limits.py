@@ -35,6 +35,8 @@ class Limits:
     problems_per_file: int = 1000  # problems reported for one file (the rest counted)
     yaml_values: int = 100_000  # values of one YAML file, its aliases (*name) expanded
     image_pixels: int = 64_000_000  # width x height of one image (an 8000 x 8000 scan)
+    table_rows: int = 100_000  # rows of one sheet of a spreadsheet (CSV, TSV, XLSX, ODS)
+    table_cells: int = 5_000_000  # cells of one sheet's used area, empty ones included
 
 
 # The hard ceiling of each limit: `[limits]` may raise a limit up to it, not beyond, so that no
@@ -54,6 +56,8 @@ CEILINGS = Limits(
     problems_per_file=100_000,
     yaml_values=10_000_000,
     image_pixels=256_000_000,  # a 16,000 x 16,000 scan, 1 GB decoded
+    table_rows=1_000_000,
+    table_cells=50_000_000,  # about 2 GB held while a workbook is read
 )
 # A limit that bounds from below (the smallest text size) has a floor instead: lower would
 # make shrink-to-fit lay text out at sizes no printer draws.

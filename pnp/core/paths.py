@@ -226,5 +226,5 @@ def svg_problem(path: Path, project_root: Path | None) -> str:
             if not math.isfinite(number) or (
                 number <= 0 and (attribute != "viewBox" or found is numbers[2] or found is numbers[3])
             ):
-                return f"has {attribute}={value!r}, not a finite size; fix the file's <svg> element"
+                return f"has {attribute}={value!r}, not a finite size above 0; fix the file's <svg> element"
     return ""

@@ -70,7 +70,7 @@ def parse_length(text: str) -> float:
         if key.endswith(unit):
             number = key[: -len(unit)]
             if len(number) > 40:  # no length is written with more characters
-                break
+                raise ConfigError(f"bleed {text[:30] + '...' + text[-8:]!r} is out of range; use 0 to 25 mm")
             try:
                 top, _, bottom = number.partition("/")
                 value = (float(top) / float(bottom) if bottom else float(top)) * factor
@@ -79,7 +79,8 @@ def parse_length(text: str) -> float:
             if not 0 <= value <= 25 * MM:  # also inf (1e400mm) and nan
                 raise ConfigError(f"bleed {text!r} is out of range; use 0 to 25 mm")
             return value
-    raise ConfigError(f"bleed {text!r}: give a length with its unit, such as 3mm, 0.125in, 1/8in or 9pt")
+    shown = text if len(text) <= 40 else text[:30] + "..." + text[-8:]
+    raise ConfigError(f"bleed {shown!r}: give a length with its unit, such as 3mm, 0.125in, 1/8in or 9pt")
 
 
 # --- shared: load, check, plan every kind -------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 
 from pnp.project.config import ConfigError
 from pnp.project.fields import FALSE_WORDS, INTEGER, NUMBER, TRUE_WORDS
-from pnp.project.tabular import Sheet, TableError, read_sheets
+from pnp.project.tableread import Sheet, TableError, read_sheets
 from pnp.project.tabular import cell_text as _text
 
 ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$"

@@ -11,18 +11,21 @@ same records. Outputs are deterministic: the XLSX is written by pnp's one XLSX w
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pnp.core.output import OutputResult, atomic_write
+from pnp.core.output import OutputError, OutputResult, atomic_write
 from pnp.project.config import ConfigError, Project
 from pnp.project.fields import FALSE_WORDS, NUMBER, TRUE_WORDS
+from pnp.project.tableread import neutralised
 
 Path_ = tuple[str, ...]
 FORMATS = ("csv", "xlsx", "json")
+NOT_A_FOLDER = (errno.ENOTDIR, errno.EEXIST)
 
 
 def export_records(project: Project, kinds: tuple[str, ...], fmt: str, output: Path | None) -> OutputResult:
@@ -52,7 +55,13 @@ def export_records(project: Project, kinds: tuple[str, ...], fmt: str, output: P
         data = (
             write_csv(records) if fmt == "csv" else write_xlsx(records, kind) if fmt == "xlsx" else write_json(records)
         )
-        atomic_write(target, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
+        try:
+            atomic_write(target, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
+        except OSError as err:  # a file where a folder should be, a full disk, a name too long
+            why = "a file stands where a folder should be" if err.errno in NOT_A_FOLDER else err.strerror or err
+            raise OutputError(f"cannot write {target}: {why}; nothing more was written") from None
+        except ValueError as err:  # a NUL byte in -o
+            raise OutputError(f"cannot write {str(target)!r}: {err}") from None
         written.append(target)
     return OutputResult(tuple(written), (), problems)
 
@@ -150,12 +159,14 @@ def _text(value: Any) -> str:
 
 
 def write_csv(records: list[dict[str, Any]]) -> bytes:
-    """UTF-8 with a byte-order mark (so Excel reads accents right; pnp accepts it), CRLF rows."""
+    """UTF-8 with a byte-order mark (so Excel reads accents right; pnp accepts it), CRLF rows.
+    Text that a spreadsheet app would run as a formula (`=`, `+`, `-`, `@`, tab, CR first) gets
+    a leading ' (neutralised); numbers are written as numbers (-3 is a number, not a formula)."""
     header, table = rows(records)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(header)
-    writer.writerows([_text(v) for v in row] for row in table)
+    writer.writerow([neutralised(name) for name in header])
+    writer.writerows([neutralised(v) if isinstance(v, str) else _text(v) for v in row] for row in table)
     return b"\xef\xbb\xbf" + out.getvalue().encode("utf-8")
 
 

@@ -153,8 +153,9 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
     for prefix in settings.tables("games"):
         spec = settings.table("games", prefix)
         folder_name = str(spec.get("folder", prefix))
-        if not folder_name.strip() or "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
-            what = "may not be empty" if not folder_name.strip() else "must be a plain folder name"
+        plain = not ({"/", "\\", "\x00"} & set(folder_name)) and len(folder_name.encode(errors="replace")) <= 255
+        if not folder_name.strip() or not plain or folder_name.startswith("."):
+            what = "may not be empty" if not folder_name.strip() else "must be a plain folder name of at most 255 bytes"
             settings.fail(f"games.{prefix}", "folder", f'[games.{prefix}] folder {what} (such as folder = "{prefix}")')
         games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
     build = settings.table("build")

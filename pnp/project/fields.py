@@ -61,6 +61,7 @@ class FieldGuide:
         self.sources = sources
         self.separator = separator
         self._fields: dict[tuple[str, tuple[str, ...]], Field] = {}
+        self._branch_lists: dict[tuple[str, int], list[tuple[str, dict[str, Any]]]] = {}
         self.plans: dict[tuple[int, str], Any] = {}  # the table reader's column plans (pnp/project/tabular.py)
 
     @classmethod
@@ -92,7 +93,7 @@ class FieldGuide:
         for depth, part in enumerate(path):
             children = [child for u, n in nodes for child in self._children(u, n, part)]
             if not children:
-                branches = [node for u, n in nodes for _, node in self._branches(u, n, set())]
+                branches = [node for u, n in nodes for _, node in self._all_branches(u, n)]
                 closed = any(
                     node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False
                     for node in branches
@@ -118,16 +119,16 @@ class FieldGuide:
         nodes: list[tuple[str, Any]] = [(uri, self.schemas.docs[uri])]
         for part in path:
             nodes = [child for u, n in nodes for child in self._children(u, n, part)]
-        branches = [b for u, n in nodes for b in self._branches(u, n, set())]
+        branches = [b for u, n in nodes for b in self._all_branches(u, n)]
         types = frozenset(t for _, node in branches for t in _types(node))
         separator = next((n["x-separator"] for _, n in branches if isinstance(n.get("x-separator"), str)), "")
         items = [c for u, n in branches for c in self._children(u, n, "0")]
-        item_types = frozenset(t for u, n in items for _, b in self._branches(u, n, set()) for t in _types(b))
+        item_types = frozenset(t for u, n in items for _, b in self._all_branches(u, n) for t in _types(b))
         dated = any(n.get("format") in ("date", "date-time", "time") for _, n in branches)
         return Field(types, separator or self.separator, item_types, dated)
 
     def _children(self, uri: str, node: Any, part: str) -> Iterator[tuple[str, Any]]:
-        for base, branch in self._branches(uri, node, set()):
+        for base, branch in self._all_branches(uri, node):
             properties = branch.get("properties", {})
             prefix = branch.get("prefixItems")
             if isinstance(properties, dict) and part in properties:
@@ -143,6 +144,16 @@ class FieldGuide:
                 for pattern, sub in patterns.items() if isinstance(patterns, dict) else []:
                     if re.search(pattern, part):
                         yield base, sub
+
+    def _all_branches(self, uri: str, node: Any) -> list[tuple[str, dict[str, Any]]]:
+        """`_branches` of a node, worked out once (a sheet of 50,000 list columns asks for the
+        same few nodes again and again; the schema documents keep every node alive)."""
+        key = (uri, id(node))
+        found = self._branch_lists.get(key)
+        if found is None:
+            found = list(self._branches(uri, node, set()))
+            self._branch_lists[key] = found
+        return found
 
     def _branches(self, uri: str, node: Any, seen: set[int]) -> Iterator[tuple[str, dict[str, Any]]]:
         """The node and every schema it includes by $ref, allOf, anyOf and oneOf."""

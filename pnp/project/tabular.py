@@ -9,25 +9,19 @@ findings carry a cell number (`cell_offset`) that `TableLocator` turns into row,
 
 from __future__ import annotations
 
-import codecs
-import csv
 import difflib
-import io
 import re
-import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree
 
+from pnp.core import limits
 from pnp.core.pointers import unescape
 from pnp.core.problems import Finding
 from pnp.project.fields import ABSENT, CellError, Field, FieldGuide, convert
 from pnp.project.recordfile import RecordFile
+from pnp.project.tableread import Sheet, TableError, read_sheets
 
-WORKBOOK_SUFFIXES = (".xlsx", ".xlsm", ".xlsb", ".ods", ".xls")
-ZIPPED = (".xlsx", ".xlsm", ".xlsb", ".ods")  # .xls (Excel 97-2003) is not a zip: no unpacked-size check
 # What a failed formula shows, in a CSV saved from a sheet or an ODS cell: never card data.
 ERROR_LITERALS = frozenset(
     {
@@ -45,8 +39,8 @@ ERROR_LITERALS = frozenset(
     }
 )
 ODS_ERROR = re.compile(r"Err:\d{3}")
-EXPANSION_LIMIT = 10  # a workbook may unzip to at most 10x max-file-mb (zip bombs)
 ROW_BITS, SHEET_BITS = 16, 40
+HEADER_DEPTH = 100  # parts of a dotted header: deeper would overrun the stages that recurse
 
 
 def cell_offset(sheet: int, row: int, column: int) -> int:
@@ -79,6 +73,7 @@ class TableLocator:
     columns: list[dict[tuple[str, ...], int]] = field(default_factory=list)
     rows: list[tuple[int, int]] = field(default_factory=list)  # per record: (sheet, row)
     moved: dict[int, dict[tuple[str, ...], int]] = field(default_factory=dict)  # record -> path -> column
+    groups: dict[int, _Group] = field(default_factory=dict)  # id of a columns dict -> its groups
 
     def _column(self, record: int, columns: dict[tuple[str, ...], int], path: tuple[str, ...]) -> int | None:
         """The column of a field path (list items closed up over empty cells are in `moved`), or
@@ -86,12 +81,26 @@ class TableLocator:
         moved = self.moved.get(record) or {}
         found = moved.get(path, columns.get(path))
         if found is None:
-            end = len(path)
-            group = [c for p, c in moved.items() if p[:end] == path] or [
-                c for p, c in columns.items() if p[:end] == path
-            ]
-            found = min(group, default=None)
+            found = self._group(moved).least(path) if moved else None
+            if found is None:
+                found = self._group(columns).least(path)
         return found
+
+    def _first(self, columns: dict[tuple[str, ...], int]) -> int:
+        """The sheet's first named column (1 when it has none)."""
+        first = self._group(columns).first
+        return 1 if first is None else first
+
+    def _group(self, columns: dict[tuple[str, ...], int]) -> _Group:
+        """The columns as a tree of their parts, made once per dict (a finding per list item of
+        50,000 columns would otherwise search them all each time)."""
+        group = self.groups.get(id(columns))
+        if group is None or group.source is not columns:
+            group = _Group(columns)
+            for path, column in columns.items():
+                group.add(path, column)
+            self.groups[id(columns)] = group
+        return group
 
     def offset_of(self, finding: Finding) -> int:
         parts = [unescape(p) for p in finding.pointer.split("/")[1:]]
@@ -101,15 +110,15 @@ class TableLocator:
         columns = self.columns[sheet]
         path = tuple(parts[1:])
         if finding.at_key:
-            return cell_offset(sheet, self.header_rows[sheet], columns.get(path, _first(columns)))
+            return cell_offset(sheet, self.header_rows[sheet], columns.get(path) or self._first(columns))
         if finding.missing:  # a required field: its empty cell, or the header row where no column names it
             column = self._column(int(parts[0]), columns, (*path, finding.missing))
-            return cell_offset(sheet, row if column else self.header_rows[sheet], column or _first(columns))
+            return cell_offset(sheet, row if column else self.header_rows[sheet], column or self._first(columns))
         for end in range(len(path), 0, -1):
             column = self._column(int(parts[0]), columns, path[:end])
             if column is not None:
                 return cell_offset(sheet, row, column)
-        return cell_offset(sheet, row, _first(columns))
+        return cell_offset(sheet, row, self._first(columns))
 
     def position(self, offset: int) -> tuple[int, int, str]:
         sheet = offset >> SHEET_BITS
@@ -120,19 +129,26 @@ class TableLocator:
         return row, column, cell_name(name, row, column)
 
 
-def _first(columns: dict[tuple[str, ...], int]) -> int:
-    return min(columns.values(), default=1)
-
-
 @dataclass(slots=True)
-class Sheet:
-    """One sheet's cells: (row number, cells from column 1) and known cell errors."""
+class _Group:
+    """The columns under each start of a field path: the first of them, in work of the path's depth."""
 
-    name: str | None
-    rows: list[tuple[int, list[Any]]]
-    errors: dict[tuple[int, int], str] = field(default_factory=dict)
-    merged: list[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=list)
-    ragged: bool = False  # CSV: a row must have as many cells as the header
+    source: dict[tuple[str, ...], int] | None = None
+    children: dict[str, _Group] = field(default_factory=dict)
+    first: int | None = None
+
+    def add(self, path: tuple[str, ...], column: int) -> None:
+        self.first = column if self.first is None else min(self.first, column)
+        node = self
+        for part in path:
+            node = node.children.setdefault(part, _Group())
+            node.first = column if node.first is None else min(node.first, column)
+
+    def least(self, path: tuple[str, ...]) -> int | None:
+        node: _Group | None = self
+        for part in path:
+            node = node.children.get(part) if node is not None else None
+        return node.first if node is not None else None
 
 
 def load_table(path: Path, display: str, max_bytes: int, guide: FieldGuide | None) -> RecordFile:
@@ -171,193 +187,6 @@ def _failed(record_file: RecordFile, code: str, message: str) -> RecordFile:
     record_file.locator.sheets.append(None)
     record_file.findings.append(Finding(code, message, offset=cell_offset(0, 1, 1)))
     return record_file
-
-
-class TableError(Exception):
-    """A file that cannot be read as a table at all, with where it goes wrong (and, for a
-    damaged workbook, `detail`: what the reading library said, for callers that word it their way)."""
-
-    def __init__(self, code: str, message: str, row: int = 1, column: int = 1, detail: str = "") -> None:
-        super().__init__(message)
-        self.code, self.row, self.column, self.detail = code, row, column, detail
-
-
-# --- reading -----------------------------------------------------------------------------
-
-
-def read_sheets(path: Path, max_bytes: int) -> list[Sheet]:
-    """The visible sheets of a workbook, or the one sheet of a CSV/TSV file; raises TableError."""
-    if path.suffix.lower() in WORKBOOK_SUFFIXES:
-        return _read_workbook(path, max_bytes * EXPANSION_LIMIT)
-    return [_read_csv(path.read_bytes(), "\t" if path.suffix.lower() == ".tsv" else ",")]
-
-
-def _read_csv(raw: bytes, delimiter: str) -> Sheet:
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        raise TableError(
-            "invalid-encoding", "file is UTF-16; save it as CSV UTF-8 (Excel: 'CSV UTF-8 (Comma delimited)')"
-        )
-    if raw.startswith(codecs.BOM_UTF8):  # Excel writes one: accepted
-        raw = raw[len(codecs.BOM_UTF8) :]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        before = raw[: err.start]
-        line = before.count(b"\n") + 1
-        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", errors="replace")) + 1
-        bad = raw[err.start : err.start + 1].hex()
-        raise TableError(
-            "invalid-encoding",
-            f"byte 0x{bad} is not valid UTF-8; save the file as CSV UTF-8 (Excel: 'CSV UTF-8 (Comma delimited)')",
-            line,
-            column,
-        ) from None
-    if not text.strip():
-        raise TableError("empty-file", "file is empty; a CSV record file holds a header row and one row per record")
-    first_line = text.split("\n", 1)[0]
-    if delimiter == "," and first_line.count(";") > first_line.count(","):
-        delimiter = ";"  # Excel in locales with a decimal comma writes "CSV" with semicolons
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    rows: list[tuple[int, list[Any]]] = []
-    start = 1
-    try:
-        for cells in reader:
-            rows.append((start, cells))
-            start = reader.line_num + 1
-    except csv.Error as err:
-        detail = (
-            "a quoted value opened in this row is never closed" if "end of data" in str(err) else f"{err} in this row"
-        )
-        message = f'CSV syntax: {detail}; close the quote (a quote inside a quoted value is written twice: "")'
-        raise TableError("csv-syntax", message, start) from None
-    return Sheet(None, rows, ragged=True)
-
-
-def _read_workbook(path: Path, max_unzipped: int) -> list[Sheet]:
-    """Every visible worksheet of an XLSX/ODS file, with cell errors (XLSX) and merged cells."""
-    unzipped, errors = 0, {}
-    try:
-        if path.suffix.lower() in ZIPPED:
-            with zipfile.ZipFile(path) as archive:
-                unzipped = sum(info.file_size for info in archive.infolist())
-                errors = _xlsx_cell_errors(archive) if path.suffix.lower() in (".xlsx", ".xlsm") else {}
-    except (zipfile.BadZipFile, OSError, EOFError, KeyError, ElementTree.ParseError, ValueError) as err:
-        raise _damaged(path, err) from None
-    if unzipped > max_unzipped:
-        raise TableError(
-            "file-too-large",
-            f"the workbook unpacks to {unzipped / 1048576:.1f} MB, over {max_unzipped / 1048576:.1f} MB "
-            f"({EXPANSION_LIMIT}x max-file-mb); split it into smaller workbooks",
-        )
-    import python_calamine
-
-    sheets: list[Sheet] = []
-    try:
-        with python_calamine.CalamineWorkbook.from_path(str(path)) as book:
-            for meta in book.sheets_metadata:
-                if meta.visible != python_calamine.SheetVisibleEnum.Visible:
-                    continue
-                if meta.typ != python_calamine.SheetTypeEnum.WorkSheet:
-                    continue
-                sheet = book.get_sheet_by_name(meta.name)
-                grid = sheet.to_python(skip_empty_area=False)
-                rows = [(i + 1, list(cells)) for i, cells in enumerate(grid)]
-                merged = list(sheet.merged_cell_ranges or [])
-                sheets.append(Sheet(meta.name, rows, errors.get(meta.name, {}), merged))
-    except python_calamine.PasswordError:
-        raise TableError("bad-workbook", "the workbook is protected by a password; save a copy without one") from None
-    except BaseException as err:  # calamine's errors, and a Rust panic (a BaseException)
-        if isinstance(err, KeyboardInterrupt | SystemExit | MemoryError):
-            raise
-        raise _damaged(path, err) from None
-    return sheets
-
-
-def _damaged(path: Path, err: BaseException) -> TableError:
-    detail = str(err).splitlines()[0][:120] if str(err) else type(err).__name__
-    message = (
-        f"not a readable {path.suffix.lower()[1:].upper()} workbook ({detail}); the file is damaged or of "
-        "another type: open it in a spreadsheet app and save it again"
-    )
-    return TableError("bad-workbook", message, detail=detail)
-
-
-MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-REL_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
-CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.DOTALL)
-CELL_REF = re.compile(rb'\br="([A-Z]+)(\d+)"')
-VALUE = re.compile(rb"<v>([^<]*)</v>")
-
-
-def _xlsx_cell_errors(archive: zipfile.ZipFile) -> dict[str, dict[tuple[int, int], str]]:
-    """Cells calamine reads as empty though they are not: formula errors (#REF!) and formulas
-    with no saved value. Sheet XML is scanned in chunks, so memory stays bounded."""
-    names = set(archive.namelist())
-    if "xl/workbook.xml" not in names:
-        return {}
-    book = ElementTree.fromstring(archive.read("xl/workbook.xml"))
-    targets: dict[str, str] = {}
-    if "xl/_rels/workbook.xml.rels" in names:
-        for rel in ElementTree.fromstring(archive.read("xl/_rels/workbook.xml.rels")).iter(f"{RELS}Relationship"):
-            target = rel.get("Target", "")
-            resolved = target.lstrip("/") if target.startswith("/") else str(PurePosixPath("xl") / target)
-            targets[rel.get("Id", "")] = resolved
-    found: dict[str, dict[tuple[int, int], str]] = {}
-    for sheet in book.iter(f"{MAIN}sheet"):
-        member = targets.get(sheet.get(REL_ID, ""), "")
-        if member in names:
-            errors = dict(_scan_sheet(archive, member))
-            if errors:
-                found[sheet.get("name", "")] = errors
-    return found
-
-
-def _scan_sheet(archive: zipfile.ZipFile, member: str) -> Iterator[tuple[tuple[int, int], str]]:
-    with archive.open(member) as stream:
-        pending = b""
-        while True:
-            chunk = stream.read(1 << 20)
-            data = pending + chunk
-            cut = len(data) if not chunk else data.rfind(b"<c ")
-            if cut <= 0:
-                cut = 0 if chunk else len(data)
-            part, pending = data[:cut], data[cut:]
-            if b't="e"' in part or b"<f" in part:
-                yield from _cell_errors(part)
-            if not chunk:
-                break
-
-
-def _cell_errors(part: bytes) -> Iterator[tuple[tuple[int, int], str]]:
-    for match in CELL.finditer(part):
-        attributes, content = match.group(1), match.group(2) or b""
-        ref = CELL_REF.search(attributes)
-        if ref is None:
-            continue
-        where = (int(ref.group(2)), _column_number(ref.group(1).decode()))
-        value = VALUE.search(content)
-        if b't="e"' in attributes:
-            shown = value.group(1).decode("utf-8", errors="replace") if value else "#N/A"
-            yield where, f"the formula in this cell gives the error {shown}; correct the formula or type the value"
-        elif b"<f" in content and not (value and value.group(1)) and b't="str"' not in attributes:
-            yield (
-                where,
-                (
-                    "this formula has no saved value (the file was written by a program that does not calculate); "
-                    "open the file in a spreadsheet app and save it, or type the value"
-                ),
-            )
-
-
-def _column_number(letters: str) -> int:
-    number = 0
-    for letter in letters:
-        number = number * 26 + ord(letter) - 64
-    return number
-
-
-# --- rows to records ---------------------------------------------------------------------
 
 
 def cell_text(cell: Any) -> str:
@@ -399,25 +228,33 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
     locator.header_rows[index] = header_row
     default_kind = guide.kind_of(path, sheet.name)
     paths: dict[int, tuple[str, ...]] = {}  # column number -> field path
-    first_at: dict[tuple[str, ...], int] = {}
+    first_at: dict[tuple[str, ...], int] = {}  # prefix-free: no column's path starts another's
+    tree = _HeaderTree()
     for position, cell in enumerate(header, start=1):
         if _is_empty(cell):
             continue
         name = cell_text(cell)
-        parts = tuple(part.strip() for part in name.split("."))
+        parts = tuple(part.strip() for part in name.split(".", HEADER_DEPTH))
         at = cell_offset(index, header_row, position)
         if not all(parts):
-            out.append(
-                Finding("unknown-column", f"column header {name!r} has an empty part; write stats.attack", offset=at)
-            )
+            message = f"column header {_shown(name)!r} has an empty part; write stats.attack"
+            out.append(Finding("unknown-column", message, offset=at))
             continue
-        clash = next((p for p in first_at if p[: len(parts)] == parts or parts[: len(p)] == p), None)
+        if len(parts) > HEADER_DEPTH:
+            message = (
+                f"column header {_shown(name)!r} nests fields over {HEADER_DEPTH} levels deep; no record needs that"
+            )
+            out.append(Finding("unknown-column", message, offset=at))
+            continue
+        clash = tree.clash(parts)
         if clash is not None:
             first = cell_name(sheet.name, header_row, first_at[clash]) or f"column {first_at[clash]}"
-            what = "appears twice" if clash == parts else f"overlaps column {'.'.join(clash)!r}"
-            out.append(Finding("duplicate-column", f"column {name!r} {what} (first at {first}); keep one", offset=at))
+            what = "appears twice" if clash == parts else f"overlaps column {_shown('.'.join(clash))!r}"
+            message = f"column {_shown(name)!r} {what} (first at {first}); keep one"
+            out.append(Finding("duplicate-column", message, offset=at))
             continue
         first_at[parts] = position
+        tree.add(parts)
         paths[position] = parts
     kind_column = next((c for c, p in paths.items() if p == ("kind",)), None)
     kinds = {default_kind} if default_kind else set()
@@ -435,9 +272,11 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
             )
         )
         return
+    shown = limits.current().problems_per_file  # past that many, no message is shown: no did-you-mean
     for position in list(paths):
-        problem = _unknown_column(paths[position], kinds, guide)
+        problem = _unknown_column(paths[position], kinds, guide, suggest=shown > 0)
         if problem:
+            shown -= 1
             out.append(Finding("unknown-column", problem, offset=cell_offset(index, header_row, position)))
             del paths[position]
     locator.columns[index] = {p: c for c, p in paths.items()}
@@ -466,8 +305,39 @@ def _sheet_records(path: Path, index: int, sheet: Sheet, guide: FieldGuide, reco
         record_file.records.append(record)
 
 
-def _unknown_column(parts: tuple[str, ...], kinds: set[str], guide: FieldGuide) -> str:
-    """Why a header names no field of any of the sheet's kinds ("" when it names one)."""
+@dataclass(slots=True)
+class _HeaderTree:
+    """The header paths seen so far, as a tree of their parts: whether a new path repeats one,
+    starts one or starts with one is found in work of its depth, not of the number of columns
+    (50,000 columns stay linear), and memory stays linear in the header's size."""
+
+    children: dict[str, _HeaderTree] = field(default_factory=dict)
+    path: tuple[str, ...] | None = None  # the path that ends here
+    first: tuple[str, ...] | None = None  # the first path through here
+
+    def clash(self, parts: tuple[str, ...]) -> tuple[str, ...] | None:
+        """The earlier path that is `parts`, a start of it, or starts with it (None: no clash)."""
+        node: _HeaderTree | None = self
+        for part in parts:
+            node = node.children.get(part) if node is not None else None
+            if node is None:
+                return None
+            if node.path is not None:
+                return node.path
+        return node.first if node is not None else None
+
+    def add(self, parts: tuple[str, ...]) -> None:
+        node = self
+        for part in parts:
+            node = node.children.setdefault(part, _HeaderTree())
+            if node.first is None:
+                node.first = parts
+        node.path = parts
+
+
+def _unknown_column(parts: tuple[str, ...], kinds: set[str], guide: FieldGuide, suggest: bool = True) -> str:
+    """Why a header names no field of any of the sheet's kinds ("" when it names one); without
+    `suggest` (a column past those a report shows), no did-you-mean is looked for."""
     if parts == ("kind",) or not kinds:
         return ""
     allowed: set[str] = set()
@@ -478,7 +348,9 @@ def _unknown_column(parts: tuple[str, ...], kinds: set[str], guide: FieldGuide) 
             return ""
         depth = unknown[0]
         allowed.update(unknown[1])
-    name, wrong = ".".join(parts), parts[depth]
+    name, wrong = _shown(".".join(parts)), _shown(parts[depth])
+    if not suggest:
+        return f"column {name!r} names no field of {', '.join(sorted(kinds))}"
     close = difflib.get_close_matches(wrong, sorted(allowed), n=1, cutoff=0.6)
     hint = f"did you mean {'.'.join((*parts[:depth], close[0]))!r}? " if close else ""
     where = f" in {'.'.join(parts[:depth])}" if depth else ""
@@ -486,6 +358,11 @@ def _unknown_column(parts: tuple[str, ...], kinds: set[str], guide: FieldGuide) 
         f"column {name!r} names no field of {', '.join(sorted(kinds))} ({wrong!r} is not allowed{where}); "
         f"{hint}allowed: {', '.join(sorted(allowed))} (nested fields: stats.attack, lists: tags.0)"
     )
+
+
+def _shown(name: str) -> str:
+    """A header as a message quotes it: at most 80 characters (a header cell may hold a megabyte)."""
+    return name if len(name) <= 80 else name[:60] + "..." + name[-10:]
 
 
 def _ragged(index: int, number: int, cells: list[Any], width: int) -> Finding:

@@ -55,6 +55,10 @@ def read_catalog(project: Project, lang: str) -> CatalogFile:
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
     try:
         raw.decode("utf-8")
+        mistake = po_mistake(text)
+        if mistake is not None:  # what Babel would take in silence
+            found.error_offset, found.error = mistake
+            return found
         found.catalog = _parse_po(raw)
     except UnicodeDecodeError as err:
         found.error = f"not UTF-8 (byte {err.start}); save the catalog as UTF-8"
@@ -89,6 +93,52 @@ def read_catalog(project: Project, lang: str) -> CatalogFile:
         )
         found.entries.setdefault(entry.key, entry)
     return found
+
+
+KEYWORD = re.compile(r"(msgctxt|msgid_plural|msgid|msgstr(?:\[\d+\])?)[ \t]+")
+CLOSED = re.compile(r'"(?:[^"\\]|\\.)*"[ \t]*\r?$')
+
+
+def po_mistake(text: str) -> tuple[int, str] | None:
+    """The first mistake of a catalog's syntax that Babel reads past in silence, as (offset, what
+    is wrong): a string never closed on its line (Babel keeps what it can), or the same msgctxt
+    and msgid twice (Babel keeps one, so a translation is lost without a word)."""
+    offset, keyword, value, context = 0, "", "", None
+    seen: dict[tuple[str | None, str], int] = {}
+    entry_at, entry_line = 0, 1
+    for number, line in enumerate([*text.split("\n"), ""], start=1):
+        stripped = line.lstrip()
+        string_at = None
+        if stripped.startswith('"'):
+            string_at = len(line) - len(stripped)
+        else:
+            if keyword == "msgctxt":
+                context = value
+            elif keyword == "msgid":
+                key = (context, value)
+                if key in seen:
+                    where = f"msgctxt {context!r} and " if context is not None else ""
+                    return entry_at, (
+                        f"{where}msgid {value[:60]!r} are already at line {seen[key]}; each text is translated "
+                        "once: keep one of the two entries"
+                    )
+                seen[key] = entry_line
+                context = None
+            keyword, value = "", ""
+            match = KEYWORD.match(stripped)
+            if match is not None:
+                keyword = match.group(1)
+                string_at = len(line) - len(stripped) + match.end()
+                if keyword in ("msgctxt", "msgid") and (keyword == "msgctxt" or context is None):
+                    entry_at, entry_line = offset, number
+        if string_at is not None and line[string_at : string_at + 1] == '"':  # else Babel says what it is
+            if not CLOSED.match(line, string_at):
+                return offset + string_at, (
+                    'the string opened here is not closed on its line; end it with a " (a " inside it is written \\")'
+                )
+            value += line[string_at:].rstrip()[1:-1]
+        offset += len(line) + 1
+    return None
 
 
 def _parse_po(raw: bytes) -> Catalog:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
 
     from pnp.project.loaded import LoadedProject
-    from pnp.project.tabular import Sheet
+    from pnp.project.tableread import Sheet
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +135,12 @@ def _xlsx_bytes(lang: str, rows: list[tuple[str, str, str, str, str]]) -> bytes:
 
 
 def _csv_bytes(rows: list[tuple[str, str, str, str, str]]) -> bytes:
+    """Every cell text: one a spreadsheet app would run as a formula is neutralised (a leading ',
+    which import drops again, as reading any CSV does)."""
+    from pnp.project.tableread import neutralised
+
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    csv.writer(buffer, lineterminator="\n").writerows([neutralised(cell) for cell in row] for row in rows)
     return buffer.getvalue().encode("utf-8")
 
 
@@ -156,6 +160,8 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
         raise ConfigError(f"{path}: over the {project.max_file_bytes // 1048576} MB limit")
     display = project.display(path)
     sheet = _read_rows(path, display, project.max_file_bytes)
+    if isinstance(sheet, Problem):
+        return [sheet], None
     rows = sheet.rows
     layouts = loaded.layouts
     units = source_units(loaded, layouts)
@@ -199,10 +205,12 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
     return [], _write_if_changed(found.path, po_bytes(catalog), write_bytes)
 
 
-def _read_rows(path: Path, display: str, max_bytes: int) -> Sheet:
-    """The sheet's rows as record files are read (pnp/project/tabular.py, with its bounds: the
-    workbook's unpacked size); what keeps it from being read is a ConfigError naming the file."""
-    from pnp.project.tabular import Sheet, TableError, read_sheets
+def _read_rows(path: Path, display: str, max_bytes: int) -> Sheet | Problem:
+    """The sheet's rows as record files are read (pnp/project/tableread.py, with its bounds: the
+    workbook's unpacked size, rows and cells); a file that is no workbook is a ConfigError naming
+    it, a mistake inside one (CSV syntax, a value over the CSV field size, an encoding, a bound)
+    one located problem."""
+    from pnp.project.tableread import Sheet, TableError, read_sheets
 
     if path.suffix.lower() not in (".xlsx", ".csv"):
         raise ConfigError(f"{display}: import reads .xlsx or .csv files")
@@ -215,7 +223,7 @@ def _read_rows(path: Path, display: str, max_bytes: int) -> Sheet:
             return Sheet(None, [])
         if err.detail:
             raise ConfigError(f"{display}: not a readable .xlsx workbook ({err.detail})") from None
-        raise ConfigError(f"{display}:{err.row}:{err.column}: {err}") from None
+        return Problem(display, err.row, err.column, "", err.code, "error", str(err))
     return sheets[0] if sheets else Sheet(None, [])
 
 
