@@ -60,10 +60,11 @@ def register_bundled() -> None:
         return
     from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFont
+
+    from pnp.drawing.stablefont import StableFont, font_tag
 
     for name, filename in BUNDLED.items():
-        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
+        pdfmetrics.registerFont(StableFont(name, str(FONT_DIR / filename), font_tag(name, list(BUNDLED))))
         _registered.add(name)
     pdfmetrics.registerFontFamily(
         "DejaVuSans", normal=SANS.regular, bold=SANS.bold, italic=SANS.italic, boldItalic=SANS.bold_italic
@@ -78,10 +79,12 @@ def register_file(path: Path) -> str:
     if name in _registered:
         return name
     from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFError, TTFont
+    from reportlab.pdfbase.ttfonts import TTFError
+
+    from pnp.drawing.stablefont import StableFont, font_tag
 
     try:
-        pdfmetrics.registerFont(TTFont(name, str(path)))
+        pdfmetrics.registerFont(StableFont(name, str(path), font_tag(name, list(BUNDLED))))
     except (TTFError, OSError) as err:
         raise FontError(f"{path}: not a usable TrueType font ({err})") from None
     except Exception:  # noqa: BLE001 - reportlab's parser on a truncated or odd file: struct.error, IndexError...
