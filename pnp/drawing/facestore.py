@@ -37,10 +37,9 @@ if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
 
     from pnp.drawing.impose import Box
-    from pnp.drawing.pdf import Face
     from pnp.drawing.render import Renderer
 
-MAGIC = b"pnp-faces 2\n"
+MAGIC = b"pnp-faces 3\n"
 STORE_MAX_BYTES = 512 * 1024 * 1024  # the drawings of one kind; 10,000 poker cards take about 25 MB
 FOLDER = Path(".pnp-cache") / "faces"
 
@@ -73,21 +72,27 @@ class FaceStore:
         self.seed = seed
         self.doc_key = hashlib.sha256(f"{doc_key}\0{seed}".encode("utf-8", "surrogatepass")).hexdigest()
         self.digests = digests  # id(record) -> its face digest
-        self.entries: dict[str, Kept] = self._read() if self.path is not None else {}
+        self.entries: dict[str, Any] = {}  # key -> (body index, meta index, findings): made into Kept when used
+        self._bodies: list[str] = []
+        self._metas: list[tuple[Any, ...]] = []
+        if self.path is not None:
+            self._read()
         self.kept: dict[str, Kept] = {}
         self.drawn = 0  # faces drawn in this document
         self.reused = 0  # faces taken from the store
         self.stable = False
         self._prefixes: dict[tuple[Box, Box | None], list[str]] = {}
+        self._present: set[str] = set()  # forms and images known to be in the document
+        self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
 
     def forget(self) -> None:
         """Keep nothing from the last build: the kind is drawn again from scratch."""
         self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
-        self._prefixes = {}
+        self._prefixes, self._present, self._named = {}, set(), set()
 
     # --- drawing (pnp.drawing.pdf.write_cut_sheets) -------------------------------------------
 
-    def begin(self, canvas: Canvas, renderer: Renderer, faces: list[Face], backs: bool) -> None:
+    def begin(self, canvas: Canvas, renderer: Renderer, faces: list[Any], backs: bool) -> None:
         """Before the first page: seed the fonts, make the static layers' forms."""
         from pnp.drawing.stablefont import seed_document
 
@@ -98,18 +103,14 @@ class FaceStore:
         renderer.prime_forms(canvas, names)
 
     def draw(
-        self, canvas: Canvas, renderer: Renderer, side: str, face: Face, box: Box, clip: Box | None
+        self, canvas: Canvas, renderer: Renderer, side: str, face: Any, box: Box, clip: Box | None
     ) -> list[Finding]:
-        """Draw one face at `box`: its kept drawing when there is one, else drawn and kept."""
-        from pnp.drawing.stablefont import track_fonts
-
+        """Draw one face (pnp.drawing.pdf.Face) at `box`: its kept drawing when there is one, else
+        drawn and kept."""
         key = self._key(side, face)
-        code: list[str] = canvas._code
-        doc = canvas._doc
-        hit = self.entries.get(key)
-        if hit is not None and not all(doc.hasForm(name) for name in hit.xobjects):
-            _put_images(canvas, renderer.root, hit.images)  # first shown here: into the document, as drawing does
-        if hit is not None and all(doc.hasForm(name) for name in hit.xobjects):
+        hit = self._kept(key)
+        if hit is not None and self._ready(canvas, renderer, hit):
+            code: list[str] = canvas._code
             prefix = self._prefixes.get((box, clip))
             if prefix is None:
                 start = len(code)
@@ -118,14 +119,37 @@ class FaceStore:
                 del code[start:]
                 canvas.pop_state_stack()  # open_face saved the state twice; the kept body restores it twice
                 canvas.pop_state_stack()
-            for font, subset in hit.fonts:  # named (and so embedded) as drawing the face would
-                _font(font).getSubsetInternalName(subset, doc)
             code.extend(prefix)
             code.append(hit.body)
             canvas._formsinuse.extend(hit.xobjects)
             self.kept[key] = hit
             self.reused += 1
             return list(hit.findings)
+        return self._draw(canvas, renderer, side, face, box, clip, key)
+
+    def _ready(self, canvas: Canvas, renderer: Renderer, hit: Kept) -> bool:
+        """Whether the document holds what the kept face names: its fonts are named (so embedded)
+        as drawing it would; images shown first here are put in; forms were made by `begin`."""
+        doc = canvas._doc
+        for font in hit.fonts:
+            if font not in self._named:
+                _font(font[0]).getSubsetInternalName(font[1], doc)
+                self._named.add(font)
+        missing = [name for name in hit.xobjects if name not in self._present]
+        if missing and not all(doc.hasForm(name) for name in missing):
+            _put_images(canvas, renderer.root, hit.images)  # as drawing the face would
+            if not all(doc.hasForm(name) for name in missing):
+                return False
+        self._present.update(missing)
+        return True
+
+    def _draw(
+        self, canvas: Canvas, renderer: Renderer, side: str, face: Any, box: Box, clip: Box | None, key: str
+    ) -> list[Finding]:
+        from pnp.drawing.stablefont import track_fonts
+
+        code: list[str] = canvas._code
+        doc = canvas._doc
         shown = len(canvas._formsinuse)
         renderer.open_face(canvas, box, clip)
         start = len(code)
@@ -145,6 +169,8 @@ class FaceStore:
         code[start:] = [body]
         xobjects = tuple(canvas._formsinuse[shown:])
         self.kept[key] = Kept(body, xobjects, tuple(sorted(used)), tuple(found), tuple(dict.fromkeys(images)))
+        self._named.update(used)
+        self._present.update(xobjects)
         self.drawn += 1
         return found
 
@@ -160,11 +186,21 @@ class FaceStore:
 
     # --- the file ------------------------------------------------------------------------------
 
-    def _key(self, side: str, face: Face) -> str:
+    def _key(self, side: str, face: Any) -> str:
         record = self.digests.get(id(face.record), "")
-        extra = orjson.dumps(face.extra, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
-        data = f"{self.doc_key}\0{record}\0{side}\0".encode("utf-8", "surrogatepass") + extra
-        return hashlib.sha256(data).hexdigest()
+        extra = face.extra
+        if len(extra) == 1 and type(extra.get("copy")) is int:
+            return f"{record}:{side}:{extra['copy']}"
+        dumped = orjson.dumps(extra, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+        return f"{record}:{side}:{dumped.decode()}"
+
+    def _kept(self, key: str) -> Kept | None:
+        raw = self.entries.get(key)
+        if raw is None:
+            return None
+        index, meta, findings = raw
+        xobjects, fonts, images = self._metas[meta]
+        return Kept(self._bodies[index], xobjects, fonts, findings, images)
 
     def _mac(self, data: bytes) -> bytes:
         assert self.key is not None
@@ -179,22 +215,22 @@ class FaceStore:
         if not self.stable or not self.kept:
             self._remove()
             return
+        if not self.drawn and len(self.kept) == len(self.entries):
+            return  # the same faces as the file holds
         bodies: dict[str, int] = {}
+        metas: dict[tuple[Any, ...], int] = {}
         faces: dict[str, list[Any]] = {}
         for key, kept in self.kept.items():
-            index = bodies.setdefault(kept.body, len(bodies))
-            faces[key] = [
-                index,
-                list(kept.xobjects),
-                [list(f) for f in kept.fonts],
-                [asdict(f) for f in kept.findings],
-                [list(i) for i in kept.images],
-            ]
+            meta = (kept.xobjects, kept.fonts, kept.images)
+            found = [asdict(f) for f in kept.findings] if kept.findings else 0
+            faces[key] = [bodies.setdefault(kept.body, len(bodies)), metas.setdefault(meta, len(metas)), found]
         blob = [body.encode("utf-8", "surrogatepass") for body in bodies]
         if sum(len(b) for b in blob) > STORE_MAX_BYTES:
             self._remove()
             return
-        header = orjson.dumps({"doc": self.doc_key, "bodies": [len(b) for b in blob], "faces": faces})
+        header = orjson.dumps(
+            {"doc": self.doc_key, "bodies": [len(b) for b in blob], "metas": list(metas), "faces": faces}
+        )
         payload = b"%d\n" % len(header) + header + b"".join(blob)
         data = MAGIC + self._mac(payload) + b"\n" + payload
         try:
@@ -210,41 +246,46 @@ class FaceStore:
         except OSError:
             pass
 
-    def _read(self) -> dict[str, Kept]:
-        """The kept faces, or none when the file is missing, foreign, damaged or forged."""
+    def _read(self) -> None:
+        """The kept faces; none when the file is missing, foreign, damaged or forged."""
         from pnp.core.paths import RefusedFile, read_regular
 
         assert self.path is not None
         try:
             data = read_regular(self.path, STORE_MAX_BYTES + 64 * 1024 * 1024, self.root)
             if not data.startswith(MAGIC):
-                return {}
+                return
             mac, _, payload = data[len(MAGIC) :].partition(b"\n")
             if not hmac.compare_digest(mac, self._mac(payload)):
-                return {}  # edited, forged, or signed with another key: never trusted
+                return  # edited, forged, or signed with another key: never trusted
             size, _, rest = payload.partition(b"\n")
             header = orjson.loads(rest[: int(size)])
             if header["doc"] != self.doc_key:
-                return {}  # another layout, options or seed: every code may differ
-            bodies, offset = [], int(size)
-            for length in header["bodies"]:
-                bodies.append(rest[offset : offset + int(length)].decode("utf-8", "surrogatepass"))
+                return  # another layout, options or seed: every code may differ
+            text = rest[int(size) :].decode("utf-8", "surrogatepass")
+            bodies, offset = [], 0
+            for length in header["bodies"]:  # ASCII operators: a character per byte
+                bodies.append(text[offset : offset + int(length)])
                 offset += int(length)
-            entries = {}
-            for key, (index, xobjects, fonts, findings, images) in header["faces"].items():
-                found = tuple(Finding(**item) for item in findings)
-                if not all(sound_finding(f) for f in found):
-                    return {}
-                entries[str(key)] = Kept(
-                    bodies[index],
+            metas = [
+                (
                     tuple(map(str, xobjects)),
                     tuple((str(f), int(s)) for f, s in fonts),
-                    found,
                     tuple((str(i), None if m is None else str(m)) for i, m in images),
                 )
-            return entries
+                for xobjects, fonts, images in header["metas"]
+            ]
+            entries = {}
+            for key, (index, meta, findings) in header["faces"].items():
+                found = tuple(Finding(**item) for item in findings) if findings else ()
+                if not all(sound_finding(f) for f in found) or not 0 <= index < len(bodies) or not 0 <= meta < len(metas):
+                    return
+                entries[str(key)] = (index, meta, found)
         except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return {}
+            return
+        if offset != len(text):
+            return  # not a character per byte: not what pnp wrote
+        self.entries, self._bodies, self._metas = entries, bodies, metas
 
 
 def _recording(draw_image: Any, images: list[tuple[str, str | None]]) -> Any:

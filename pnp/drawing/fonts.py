@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 FONT_DIR = Path(__file__).resolve().parents[1] / "fonts"
 
@@ -55,22 +56,38 @@ class FontError(ValueError):  # a ValueError: drawing reports it as a layout pro
 
 
 def register_bundled() -> None:
-    """Register the bundled fonts once per process, with bold/italic mappings for Paragraphs."""
-    if "DejaVuSans" in _registered:
+    """Make the bundled fonts known to reportlab, with bold/italic mappings for Paragraphs. Each is
+    read (its TrueType tables parsed, ~10 ms) when it is first asked for by name, so a layout
+    drawing with two of the six fonts reads two."""
+    if "" in _registered:
         return
     from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
 
-    from pnp.drawing.stablefont import StableFont, font_tag
+    find = pdfmetrics.findFontAndRegister
 
-    for name, filename in BUNDLED.items():
-        pdfmetrics.registerFont(StableFont(name, str(FONT_DIR / filename), font_tag(name, list(BUNDLED))))
-        _registered.add(name)
+    def find_bundled(name: str) -> Any:
+        if name in BUNDLED and name not in _registered:
+            _register_bundled_font(name)
+            return pdfmetrics.getFont(name)
+        return find(name)
+
+    pdfmetrics.findFontAndRegister = find_bundled  # pdfmetrics.getFont's fallback for an unknown name
+    _registered.add("")  # the hook is in place
     pdfmetrics.registerFontFamily(
         "DejaVuSans", normal=SANS.regular, bold=SANS.bold, italic=SANS.italic, boldItalic=SANS.bold_italic
     )
     for bold, italic, name in ((0, 0, SANS.regular), (1, 0, SANS.bold), (0, 1, SANS.italic), (1, 1, SANS.bold_italic)):
         addMapping("DejaVuSans", bold, italic, name)
+
+
+def _register_bundled_font(name: str) -> None:
+    from reportlab.pdfbase import pdfmetrics
+
+    from pnp.drawing.stablefont import StableFont, font_tag
+
+    pdfmetrics.registerFont(StableFont(name, str(FONT_DIR / BUNDLED[name]), font_tag(name, list(BUNDLED))))
+    _registered.add(name)
 
 
 def register_file(path: Path) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import product
 from typing import IO, TYPE_CHECKING, Any
 
@@ -216,10 +217,16 @@ def _draw_page(
                 canvas.restoreState()
             canvas.addLiteral("EMC")
         used.extend(slots[: len(faces)])
-    marks = () if honeycomb else crop_marks(tuple(used), spec)
+    marks = () if honeycomb else _crop_marks(tuple(used), spec)
     _marks(canvas, marks, fold_line(tuple(used), spec))
     _registration(canvas, label, spec)
     canvas.showPage()
+
+
+@lru_cache(maxsize=64)
+def _crop_marks(used: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
+    """Every full sheet of a kind has the same slots: its marks are worked out once."""
+    return tuple(crop_marks(used, spec))
 
 
 @dataclass(frozen=True, slots=True)
