@@ -61,7 +61,6 @@ def register_bundled() -> None:
     drawing with two of the six fonts reads two."""
     if "" in _registered:
         return
-    from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
 
     find = pdfmetrics.findFontAndRegister
@@ -74,6 +73,14 @@ def register_bundled() -> None:
 
     pdfmetrics.findFontAndRegister = find_bundled  # pdfmetrics.getFont's fallback for an unknown name
     _registered.add("")  # the hook is in place
+    _map_family()
+
+
+def _map_family() -> None:
+    """<b> and <i> in a Paragraph of DejaVuSans pick its bold and oblique faces."""
+    from reportlab.lib.fonts import addMapping
+    from reportlab.pdfbase import pdfmetrics
+
     pdfmetrics.registerFontFamily(
         "DejaVuSans", normal=SANS.regular, bold=SANS.bold, italic=SANS.italic, boldItalic=SANS.bold_italic
     )
@@ -88,6 +95,8 @@ def _register_bundled_font(name: str) -> None:
 
     pdfmetrics.registerFont(StableFont(name, str(FONT_DIR / BUNDLED[name]), font_tag(name, list(BUNDLED))))
     _registered.add(name)
+    if name == SANS.regular:
+        _map_family()  # registering a TrueType font maps its own bold and italic to itself
 
 
 def register_file(path: Path) -> str:

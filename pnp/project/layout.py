@@ -30,7 +30,7 @@ from pnp.core.problems import Finding
 from pnp.core.units import MM
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
-from pnp.project.yamlfile import YAML_SUFFIXES, load_yaml
+from pnp.project.recordfile import YAML_SUFFIXES
 
 LAYOUT_SCHEMA = Path(__file__).resolve().parents[1] / "layout.schema.json"
 UNITS = {"mm": MM, "in": 72.0, "pt": 1.0}
@@ -178,6 +178,8 @@ class LayoutSet:
 
     def _read(self, path: Path, display: str) -> None:
         if path.suffix in YAML_SUFFIXES:
+            from pnp.project.yamlfile import load_yaml  # PyYAML: only to read a YAML file
+
             source: RecordFile = load_yaml(path, display, 5 * 1024 * 1024, self.root)
         else:
             source = load_file(path, display, 5 * 1024 * 1024, project=self.root)

@@ -11,6 +11,8 @@ from typing import Any, Protocol
 from pnp.core.problems import Finding, Problem, severity_of
 from pnp.project.jsonfile import item_offsets, line_col, locate
 
+YAML_SUFFIXES = (".yaml", ".yml")  # read by pnp.project.yamlfile (PyYAML is imported only to read one)
+
 
 class Locator(Protocol):
     """Where a finding is, for files that are not located by their JSON text (YAML, tables).
