@@ -23,6 +23,7 @@ finds one draws the kind again from scratch.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 from dataclasses import asdict, dataclass
@@ -241,10 +242,8 @@ class FaceStore:
 
     def _remove(self) -> None:
         assert self.path is not None
-        try:
+        with contextlib.suppress(OSError):  # a read-only output folder: nothing kept, nothing to remove
             self.path.unlink()
-        except OSError:
-            pass
 
     def _read(self) -> None:
         """The kept faces; none when the file is missing, foreign, damaged or forged."""
@@ -278,7 +277,11 @@ class FaceStore:
             entries = {}
             for key, (index, meta, findings) in header["faces"].items():
                 found = tuple(Finding(**item) for item in findings) if findings else ()
-                if not all(sound_finding(f) for f in found) or not 0 <= index < len(bodies) or not 0 <= meta < len(metas):
+                if (
+                    not all(sound_finding(f) for f in found)
+                    or not 0 <= index < len(bodies)
+                    or not 0 <= meta < len(metas)
+                ):
                     return
                 entries[str(key)] = (index, meta, found)
         except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):

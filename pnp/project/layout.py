@@ -28,9 +28,9 @@ from pnp.core.limits import exceeded
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.core.units import MM
+from pnp.project.recordfile import YAML_SUFFIXES
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
-from pnp.project.recordfile import YAML_SUFFIXES
 
 LAYOUT_SCHEMA = Path(__file__).resolve().parents[1] / "layout.schema.json"
 UNITS = {"mm": MM, "in": 72.0, "pt": 1.0}

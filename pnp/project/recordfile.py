@@ -41,6 +41,7 @@ class RecordFile:
     _items: list[int] | None = None
     locator: Locator | None = None
     _lines: list[int] | None = None
+    _located: int = 0  # problems located without the table of line starts
     kind: str | None = None  # the kind pnp.toml [kinds] gives the file (records without `kind` have it)
     source: list[Any] | None = None  # the records as the file has them, where `records` adds to them
 
@@ -69,7 +70,8 @@ class RecordFile:
             line, column, cell = self.locator.position(offset)
             return self.problem(finding, line, column, cell)
         if self._lines is None:
-            if offset < 4096:  # the common case of a problem near the top: no table needed
+            self._located += 1
+            if offset < 4096 or self._located <= 8:  # a few problems in a file: counted in C, no table
                 return self.problem(finding, *line_col(self.text, offset))
             self._lines = [0, *(m.end() for m in re.finditer("\n", self.text))]
         line = bisect.bisect_right(self._lines, offset)

@@ -23,9 +23,9 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.problems import Finding
 from pnp.project.layout import fields_read, template_env
+from pnp.project.recordfile import YAML_SUFFIXES
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
-from pnp.project.recordfile import YAML_SUFFIXES
 
 SHEET_SCHEMA = Path(__file__).resolve().parents[1] / "sheet.schema.json"
 MAX_SHEET_BYTES = 2 * 1024 * 1024
