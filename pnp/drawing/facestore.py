@@ -67,8 +67,8 @@ class FaceStore:
     def __init__(
         self, path: Path | None, key: bytes | None, root: Path, doc_key: str, digests: dict[int, str], seed: str
     ) -> None:
-        self.path = path if key is not None else None
-        self.key = key
+        self.path = path
+        self.key = key  # None: there is no key yet, so nothing to read (`save` is given one)
         self.root = root
         self.seed = seed
         self.doc_key = hashlib.sha256(f"{doc_key}\0{seed}".encode("utf-8", "surrogatepass")).hexdigest()
@@ -76,7 +76,7 @@ class FaceStore:
         self.entries: dict[str, Any] = {}  # key -> (body index, meta index, findings): made into Kept when used
         self._bodies: list[str] = []
         self._metas: list[tuple[Any, ...]] = []
-        if self.path is not None:
+        if self.path is not None and self.key is not None:
             self._read()
         self.kept: dict[str, Kept] = {}
         self.drawn = 0  # faces drawn in this document
@@ -207,12 +207,15 @@ class FaceStore:
         assert self.key is not None
         return hmac.new(hashlib.sha256(self.key).digest(), data, hashlib.blake2b).hexdigest().encode()
 
-    def save(self) -> None:
-        """Keep this build's faces (and only them); nothing when the document was not stable."""
+    def save(self, key: bytes | None) -> None:
+        """Keep this build's faces (and only them), signed with `key` (None: the output folder cannot
+        hold one: nothing kept); nothing when the document was not stable."""
         from pnp.core.output import atomic_write
 
-        if self.path is None:
+        if self.path is None or key is None:
             return
+        if key != self.key:
+            self.key, self.entries = key, {}  # a new key: every face is written again
         if not self.stable or not self.kept:
             self._remove()
             return
@@ -221,10 +224,10 @@ class FaceStore:
         bodies: dict[str, int] = {}
         metas: dict[tuple[Any, ...], int] = {}
         faces: dict[str, list[Any]] = {}
-        for key, kept in self.kept.items():
+        for name, kept in self.kept.items():
             meta = (kept.xobjects, kept.fonts, kept.images)
             found = [asdict(f) for f in kept.findings] if kept.findings else 0
-            faces[key] = [bodies.setdefault(kept.body, len(bodies)), metas.setdefault(meta, len(metas)), found]
+            faces[name] = [bodies.setdefault(kept.body, len(bodies)), metas.setdefault(meta, len(metas)), found]
         blob = [body.encode("utf-8", "surrogatepass") for body in bodies]
         if sum(len(b) for b in blob) > STORE_MAX_BYTES:
             self._remove()

@@ -31,6 +31,7 @@ from pnp.project.config import Project
 
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
     from pnp.drawing.combine import Part
+    from pnp.drawing.facestore import FaceStore
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
     from pnp.translation.translate import Localized
@@ -87,15 +88,18 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     if not options.keep_going and any(p.severity == "error" for p in problems):  # nothing is written
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
-    if loaded.kinds_to_build(options.kinds, layouts):
-        from pnp.verify.cache import project_key
-
-        project_key(project)  # made before the run stages its outputs: the face stores are signed with it
+    stores: list[FaceStore] = []
     with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
-        result = _build_checked(project, options, loaded, layouts, problems, localized)
+        result = _build_checked(project, options, loaded, layouts, problems, localized, stores)
         if result.exit_code and not options.keep_going:
             run.discard()
             return BuildResult((), (), result.problems)
+    if stores:  # the faces drawn, kept for the next build (pnp.drawing.facestore), signed with the project's key
+        from pnp.verify.cache import project_key
+
+        key = project_key(project)
+        for store in stores:
+            store.save(key)
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
     return result
@@ -108,14 +112,16 @@ def _build_checked(
     layouts: Any,
     problems: list[Problem],
     localized: Localized | None = None,
+    stores: list[FaceStore] | None = None,
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun.
-    `localized`: a language build (drawing's findings in translated text go to the catalog)."""
+    `localized`: a language build (drawing's findings in translated text go to the catalog);
+    `stores` gets the face store of each kind drawn, for the caller to keep once the run is done."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.facestore import FaceStore, face_keys, kind_seed, kind_store
+    from pnp.drawing.facestore import face_keys, kind_seed, kind_store
     from pnp.drawing.findings import code_digest, kind_digest, render_kind
-    from pnp.verify.cache import project_key
+    from pnp.verify.cache import existing_key
 
     width, height = parse_paper(options.paper)
     cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
@@ -154,8 +160,8 @@ def _build_checked(
         located: list[Problem] = []
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
         if store_key is None:  # the faces of the last build are reused (pnp.drawing.facestore)
-            store_key = project_key(project)
-        store = kind_store(loaded, layout, kind, own, face_digests, store_key, faces, seed)
+            store_key = existing_key(project) or b""
+        store = kind_store(loaded, layout, kind, own, face_digests, store_key or None, faces, seed)
 
         def draw(
             handle: IO[bytes],
@@ -181,7 +187,8 @@ def _build_checked(
             continue
         problems.extend(not_found_before(problems, located))
         progress(count)
-        store.save()
+        if stores is not None:
+            stores.append(store)
         manifest.record(target, key)
         written.append(target)
         sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec)], spec)))
