@@ -14,6 +14,8 @@ duplicate ids, all listed, and times whole processes in the same run, best of `-
   schema (`{"type": "array", "items": {"$ref": <bench.card>}}`, both schemas embedded in
   `$defs` with their `$id`s, so every `$ref` resolves offline);
 - `python -c` that `json.load`s every record file;
+- the floor: `python -c` that reads every record file with orjson and validates it with
+  jsonschema-rs against the check-jsonschema wrapper schema (no locating, no cross-checks);
 - the reference checks' cost: `pnp check --ignore references` only filters the output (the
   checks still run, see `run_check`), so the cost is measured on a second project, identical
   except that its schema has no `x-ref` keyword (`pnp` without x-ref), and reported as
@@ -275,6 +277,18 @@ JSON_LOAD = (
 )
 
 
+FLOOR = (
+    "import glob, orjson, jsonschema_rs\n"
+    "with open('check-jsonschema.schema.json', 'rb') as f:\n"
+    "    validator = jsonschema_rs.validator_for(orjson.loads(f.read()))\n"
+    "errors = 0\n"
+    "for path in sorted(glob.glob('cards/**/*.json', recursive=True)):\n"
+    "    with open(path, 'rb') as f:\n"
+    "        errors += sum(1 for _ in validator.iter_errors(orjson.loads(f.read())))\n"
+    "print(errors)\n"
+)
+
+
 @dataclass
 class SizeResult:
     project: Project
@@ -284,6 +298,7 @@ class SizeResult:
     pnp_norefs: Timed
     cjs: Timed
     json_load: Timed
+    floor: Timed
     found: Counter[str]
     expected: Counter[str]
     extra: list[str]
@@ -301,7 +316,7 @@ def forget_stored_check(root: Path) -> None:
     shutil.rmtree(root / "output" / ".pnp-cache" / "check", ignore_errors=True)
 
 
-def bench_size(records: int, workdir: Path, repeat: int) -> SizeResult:
+def bench_size(records: int, workdir: Path, repeat: int, cjs: bool = True) -> SizeResult:
     t0 = time.perf_counter()
     project = generate(workdir / f"records-{records}", records)
     norefs = generate(workdir / f"records-{records}-no-x-ref", records, with_refs=False)
@@ -316,13 +331,16 @@ def bench_size(records: int, workdir: Path, repeat: int) -> SizeResult:
     cjs_cmd = [cjs_bin, "-o", "json", "--schemafile", "check-jsonschema.schema.json", *project.files]
     commands = {
         "json": ([sys.executable, "-c", JSON_LOAD], project.root, (0,)),
+        "floor": ([sys.executable, "-c", FLOOR], project.root, (0,)),
         "pnp": ([pnp, "check", "--format", "json"], project.root, (1,)),
         "pnp_single": ([pnp, "check", "--format", "json", "--jobs", "1"], project.root, (1,)),
         "pnp_ignore": ([pnp, "check", "--format", "json", "--ignore", "references"], project.root, (1,)),
         "pnp_norefs": ([pnp, "check", "--format", "json"], norefs.root, (1,)),
         "cjs": (cjs_cmd, project.root, (1,)),
     }
-    timings = {name: Timed() for name in commands}
+    if not cjs:
+        del commands["cjs"]
+    timings = {name: Timed() for name in [*commands, "cjs"]}
     run(*commands["json"], Timed())  # warm the page cache and the interpreter's .pyc files
     for _ in range(repeat):  # interleaved, so a noisy moment hurts every tool alike
         for name, (cmd, cwd, ok) in commands.items():
@@ -343,7 +361,7 @@ def bench_size(records: int, workdir: Path, repeat: int) -> SizeResult:
     norefs_refs = sum(1 for p in json.loads(timings["pnp_norefs"].stdout)["problems"] if p["code"] == REF_CODE)
 
     # check-jsonschema: every planted schema error reported (file + record index)?
-    cjs_out = json.loads(timings["cjs"].stdout)
+    cjs_out = json.loads(timings["cjs"].stdout) if timings["cjs"].runs else {}
     cjs_hits = set()
     for error in cjs_out.get("errors", []):
         path = str(error.get("path", ""))  # "$[12].cost" or "$[12]"
@@ -359,6 +377,7 @@ def bench_size(records: int, workdir: Path, repeat: int) -> SizeResult:
         timings["pnp_norefs"],
         timings["cjs"],
         timings["json"],
+        timings["floor"],
         found,
         expected,
         extra,
@@ -395,10 +414,18 @@ def print_tables(results: list[SizeResult], repeat: int) -> None:
         total, found = sum(r.expected.values()), sum(r.found.values())
         print(
             f"| {r.project.records:,} | {len(r.project.files):,} | {r.project.bytes / 1e6:.1f} "
-            f"| {seconds(r.pnp)} | {seconds(r.pnp_single)} | {seconds(r.cjs)} | {r.cjs.best / r.pnp.best:.1f} "
+            f"| {seconds(r.pnp)} | {seconds(r.pnp_single)} | {seconds(r.cjs) if r.cjs.runs else '-'} "
+            f"| {f'{r.cjs.best / r.pnp.best:.1f}' if r.cjs.runs else '-'} "
             f"| {seconds(r.json_load)} | {r.pnp.best / r.json_load.best:.2f} "
             f"| {r.refs_overhead * 100:+.0f}% | {found}/{total} | {r.cjs_found}/{r.cjs_expected} |"
         )
+    print()
+    print("The floor: orjson reading every file and jsonschema-rs validating it (no locating, no cross-checks)")
+    print()
+    print("| records | pnp s | floor s | pnp / floor |")
+    print("|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r.project.records:,} | {seconds(r.pnp)} | {seconds(r.floor)} | {r.pnp.best / r.floor.best:.2f} |")
     print()
     print("Reference checks: pnp on the project, with `--ignore references` (filters the output only: the checks")
     print("still run), and on an identical project whose schema has no `x-ref` (no reference checks at all);")
@@ -566,6 +593,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="generate the projects in DIR and keep them")
     parser.add_argument("--startup-repeat", type=int, default=10, help="runs of each start-up row (0 skips them)")
     parser.add_argument("--startup-only", action="store_true", help="only the start-up rows, on a pnp new project")
+    parser.add_argument("--no-cjs", action="store_true", help="skip check-jsonschema (minutes at 100,000 records)")
     args = parser.parse_args(argv)
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     render_sizes = [int(s.replace("_", "")) for s in args.render_sizes.split(",") if s.strip()]
@@ -586,11 +614,11 @@ def main(argv: list[str] | None = None) -> int:
     rendered: list[RenderResult] = []
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        results = [bench_size(n, args.keep.resolve(), args.repeat) for n in sizes]
+        results = [bench_size(n, args.keep.resolve(), args.repeat, not args.no_cjs) for n in sizes]
         rendered = [bench_render(n, args.keep.resolve(), args.repeat) for n in render_sizes]
     else:
         with tempfile.TemporaryDirectory(prefix="pnp-check-bench-") as tmp:
-            results = [bench_size(n, Path(tmp), args.repeat) for n in sizes]
+            results = [bench_size(n, Path(tmp), args.repeat, not args.no_cjs) for n in sizes]
             rendered = [bench_render(n, Path(tmp), args.repeat) for n in render_sizes]
 
     print_tables(results, args.repeat)
@@ -602,7 +630,7 @@ def main(argv: list[str] | None = None) -> int:
         if missed:
             print(f"FAIL {r.project.records}: pnp check missed {missed} planted problems", file=sys.stderr)
             status = 1
-        if r.cjs_found != r.cjs_expected:
+        if r.cjs.runs and r.cjs_found != r.cjs_expected:
             print(
                 f"FAIL {r.project.records}: check-jsonschema reported {r.cjs_found} of {r.cjs_expected} planted "
                 "schema errors: it is not validating what pnp validates, so R means nothing",
@@ -618,7 +646,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {line}")
     last = results[-1]
     print(
-        f"check {label(last.project.records)}: pnp {last.pnp.best:.2f} s, check-jsonschema {last.cjs.best:.2f} s "
+        f"check {label(last.project.records)}: pnp {last.pnp.best:.2f} s, floor {last.floor.best:.2f} s "
+        f"(pnp/floor = {last.pnp.best / last.floor.best:.2f}), check-jsonschema {last.cjs.best:.2f} s "
         f"(Y/X = {last.cjs.best / last.pnp.best:.1f}), json.load {last.json_load.best:.2f} s "
         f"(X/Z = {last.pnp.best / last.json_load.best:.2f})"
     )

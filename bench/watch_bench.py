@@ -16,7 +16,9 @@ layout for all), and in the same run:
      the image before the save);
    - PDF: from the save to the deck's PDF replaced on disk (output/bench/<kind>.pdf), the other
      decks' PDFs untouched;
-4. stops the watch with SIGINT (exit status 130).
+4. saves a new sheet file (sheets/aid.yaml, a heading over one deck) and counts the cards the
+   next round names as changed (target: none; a sheet file is no input of any card face);
+5. stops the watch with SIGINT (exit status 130).
 
 Targets: image under 0.5 s, PDF under the full build's time / 5. Prints a markdown table and
 last `watch 10k: image X s, kind PDF Y s, full build Z s (Z/Y = R)`. Exit status 1 when a
@@ -158,6 +160,31 @@ def one_edit(root: Path, port: int, record_file: Path, index: int, kind: str, ki
     return image_s, pdf_s
 
 
+def sheet_edit(root: Path, port: int, kind: str) -> int:
+    """Save a new sheet file; how many cards the next round names as changed."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+    conn.request("GET", "/events")
+    response = conn.getresponse()
+    first = True
+    (root / "sheets").mkdir(exist_ok=True)
+    try:
+        while True:
+            line = response.readline()
+            if not line:
+                sys.exit("watch_bench: the event stream ended before the sheet's round")
+            if not line.startswith(b"data: "):
+                continue
+            event = json.loads(line[6:])
+            if first:  # the current round, sent at once: now save
+                first = False
+                sheet = f"document: collection\nkinds: [{kind}]\noutput: aid.pdf\ntitle: An aid\n"
+                (root / "sheets" / "aid.yaml").write_text(sheet + "blocks:\n  - {type: heading, text: Aid}\n")
+                continue
+            return len(event["changed"])
+    finally:
+        conn.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cards", type=int, default=10000)
@@ -188,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
                 record_file = files[deck * per_kind + per_kind // 2]
                 times.append(one_edit(root, port, record_file, 17, kinds[deck], kinds))
                 print(f"edit {n + 1}: image {times[-1][0]:.3f} s, kind PDF {times[-1][1]:.2f} s", file=sys.stderr)
+            sheet_changed = sheet_edit(root, port, kinds[0])
+            print(f"sheet file saved: {sheet_changed} cards changed", file=sys.stderr)
             code = watch.interrupt(60)
             if code != 130:
                 sys.exit(f"watch_bench: pnp watch ended with {code}, not 130")
@@ -211,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print("edits (image s, PDF s): " + ", ".join(f"({a:.3f}, {b:.2f})" for a, b in times))
+    print(f"a new sheet file: {sheet_changed} cards changed in its round (target 0)")
     print(
         f"watch {label}: image {image_s:.3f} s, kind PDF {pdf_s:.2f} s, full build {full_s:.2f} s (Z/Y = {ratio:.1f})"
     )

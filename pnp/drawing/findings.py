@@ -29,6 +29,7 @@ from pnp.project.records import RecordFile
 
 if TYPE_CHECKING:
     from pnp.drawing.facecache import DrawCounter
+    from pnp.drawing.facestore import FaceStore
     from pnp.drawing.impose import SheetSpec
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
@@ -57,10 +58,13 @@ def render_kind(
     tick: Callable[[int], None] | None = None,
     records: list[tuple[tuple[RecordFile, int], dict[str, Any]]] | None = None,
     name: str = "",
+    store: FaceStore | None = None,
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
-    drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets)."""
+    drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets);
+    `store` reuses the faces drawn by the last build (pnp.drawing.facestore)."""
     from pnp.drawing.bleedcheck import bleed_findings
+    from pnp.drawing.facestore import Redraw
     from pnp.drawing.impose import ImpositionError
     from pnp.drawing.pdf import expand_faces, write_cut_sheets
     from pnp.drawing.render import Renderer
@@ -72,10 +76,13 @@ def render_kind(
     layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer)]
     drawn: list[tuple[Any, Finding]] = []
     try:
-        drawn = [
-            (face.origin, finding)
-            for face, finding in write_cut_sheets(handle, renderer, faces, spec, title, tick, name)
-        ]
+        try:
+            pairs = write_cut_sheets(handle, renderer, faces, spec, title, tick, name, store)
+        except Redraw:
+            assert store is not None
+            store.forget()
+            pairs = write_cut_sheets(handle, renderer, faces, spec, title, tick, name, store)
+        drawn = [(face.origin, finding) for face, finding in pairs]
     except ImpositionError as err:
         layout_findings.append(Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True))
     return place(layout, layout_findings, drawn)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 FONT_DIR = Path(__file__).resolve().parents[1] / "fonts"
 
@@ -57,21 +58,47 @@ class FontError(ValueError):  # a ValueError: drawing reports it as a layout pro
 
 
 def register_bundled() -> None:
-    """Register the bundled fonts once per process, with bold/italic mappings for Paragraphs."""
-    if "DejaVuSans" in _registered:
+    """Make the bundled fonts known to reportlab, with bold/italic mappings for Paragraphs. Each is
+    read (its TrueType tables parsed, ~10 ms) when it is first asked for by name, so a layout
+    drawing with two of the six fonts reads two."""
+    if "" in _registered:
         return
+    from reportlab.pdfbase import pdfmetrics
+
+    find = pdfmetrics.findFontAndRegister
+
+    def find_bundled(name: str) -> Any:
+        if name in BUNDLED and name not in _registered:
+            _register_bundled_font(name)
+            return pdfmetrics.getFont(name)
+        return find(name)
+
+    pdfmetrics.findFontAndRegister = find_bundled  # pdfmetrics.getFont's fallback for an unknown name
+    _registered.add("")  # the hook is in place
+    _map_family()
+
+
+def _map_family() -> None:
+    """<b> and <i> in a Paragraph of DejaVuSans pick its bold and oblique faces."""
     from reportlab.lib.fonts import addMapping
     from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFont
 
-    for name, filename in BUNDLED.items():
-        pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / filename)))
-        _registered.add(name)
     pdfmetrics.registerFontFamily(
         "DejaVuSans", normal=SANS.regular, bold=SANS.bold, italic=SANS.italic, boldItalic=SANS.bold_italic
     )
     for bold, italic, name in ((0, 0, SANS.regular), (1, 0, SANS.bold), (0, 1, SANS.italic), (1, 1, SANS.bold_italic)):
         addMapping("DejaVuSans", bold, italic, name)
+
+
+def _register_bundled_font(name: str) -> None:
+    from reportlab.pdfbase import pdfmetrics
+
+    from pnp.drawing.stablefont import StableFont, font_tag
+
+    pdfmetrics.registerFont(StableFont(name, str(FONT_DIR / BUNDLED[name]), font_tag(name, list(BUNDLED))))
+    _registered.add(name)
+    if name == SANS.regular:
+        _map_family()  # registering a TrueType font maps its own bold and italic to itself
 
 
 def register_file(path: Path) -> str:
@@ -94,10 +121,12 @@ def register_file(path: Path) -> str:
     if name in _registered:
         name = f"{name}-{content[:12]}"
     from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFError, TTFont
+    from reportlab.pdfbase.ttfonts import TTFError
+
+    from pnp.drawing.stablefont import StableFont, font_tag
 
     try:
-        pdfmetrics.registerFont(TTFont(name, str(path)))
+        pdfmetrics.registerFont(StableFont(name, str(path), font_tag(name, list(BUNDLED))))
     except (TTFError, OSError) as err:
         raise FontError(f"{path}: not a usable TrueType font ({err})") from None
     except Exception:  # noqa: BLE001 - reportlab's parser on a truncated or odd file: struct.error, IndexError...

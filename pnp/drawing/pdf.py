@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from itertools import product
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from reportlab.lib.colors import black
 from reportlab.pdfgen.canvas import Canvas
@@ -24,6 +25,9 @@ from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_
 from pnp.drawing.render import TEMPLATE_FAILURES, Renderer
 from pnp.drawing.shelf import Piece, hexagon, kind_sheets
 from pnp.project.jsonfile import whole_number
+
+if TYPE_CHECKING:
+    from pnp.drawing.facestore import FaceStore
 
 FACE_TAG = "PnpFace"  # marked-content tag around each face drawn on a cut sheet, in slot order
 
@@ -129,10 +133,12 @@ def write_cut_sheets(
     title: str,
     tick: Callable[[int], None] | None = None,
     name: str = "",
+    store: FaceStore | None = None,
 ) -> list[tuple[Face, Finding]]:
     """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
 
     `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
+    `store` (pnp.drawing.facestore) reuses the drawing of faces that did not change.
     """
     register_bundled()
     spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
@@ -141,6 +147,8 @@ def write_cut_sheets(
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     problems: list[tuple[Face, Finding]] = []
     backs = spec.duplex != "none" and renderer.has_back
+    if store is not None:
+        store.begin(canvas, renderer, faces, backs)
     for number, sheet in enumerate(sheets, 1):
         on_sheet = faces[sheet.first : sheet.first + len(sheet.fronts)]
         fronts_side = ("front", sheet.fronts, sheet.front_clips)
@@ -148,19 +156,21 @@ def write_cut_sheets(
         label = f"{name} {number}/{len(sheets)}" if name else ""
         if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
             sides = [fronts_side, backs_side] if backs else [fronts_side]
-            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb)
+            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb, store)
             if tick is not None:
                 tick(len(on_sheet))
             continue
         fronts_label = f"{label}, fronts" if label else ""
-        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb)
+        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb, store)
         if tick is not None:
             tick(len(on_sheet))
         if backs:
             backs_label = f"{label}, backs" if label else ""
-            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb)
+            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb, store)
     if not faces:
         canvas.showPage()
+    if store is not None:
+        store.finish(canvas)
     canvas.save()
     return problems
 
@@ -177,6 +187,7 @@ def _draw_page(
     problems: list[tuple[Face, Finding]],
     label: str,
     honeycomb: bool = False,
+    store: FaceStore | None = None,
 ) -> None:
     """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label.
 
@@ -196,16 +207,26 @@ def _draw_page(
                     outline.lineTo(*corner)
                 outline.close()
                 canvas.clipPath(outline, stroke=0, fill=0)
-            for issue in renderer.draw(canvas, face_name, face.record, box, face.extra, clip):
+            if store is not None:
+                found = store.draw(canvas, renderer, face_name, face, box, clip)
+            else:
+                found = renderer.draw(canvas, face_name, face.record, box, face.extra, clip)
+            for issue in found:
                 problems.append((face, issue))
             if honeycomb:
                 canvas.restoreState()
             canvas.addLiteral("EMC")
         used.extend(slots[: len(faces)])
-    marks = () if honeycomb else crop_marks(tuple(used), spec)
+    marks = () if honeycomb else _crop_marks(tuple(used), spec)
     _marks(canvas, marks, fold_line(tuple(used), spec))
     _registration(canvas, label, spec)
     canvas.showPage()
+
+
+@lru_cache(maxsize=64)
+def _crop_marks(used: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
+    """Every full sheet of a kind has the same slots: its marks are worked out once."""
+    return tuple(crop_marks(used, spec))
 
 
 @dataclass(frozen=True, slots=True)

@@ -208,11 +208,12 @@ class Renderer:
         Returns what could not be drawn faithfully: findings in the record (`pointer` relative to
         the record) or, with `in_layout`, in the layout's merged data.
         """
-        FACES_DRAWN[self.layout.name] += 1
-        context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
-        issues: list[Finding] = []
-        face = self.face_for(face, record)
-        background = self.faces[face][0]
+        self.open_face(canvas, box, clip)
+        return self.draw_body(canvas, face, record, box, extra)
+
+    def open_face(self, canvas: Canvas, box: Box, clip: Box | None = None) -> None:
+        """Move to the face's trim box and clip: all that depends on where the face is (its slot).
+        What `draw_body` draws after it reads alike wherever the face is (pnp.drawing.facestore)."""
         local = Box(0.0, 0.0, box.width, box.height)
         canvas.saveState()
         canvas.translate(box.x, box.y)  # card-relative coordinates: every card's content reads alike
@@ -220,6 +221,17 @@ class Renderer:
         self._clip(
             canvas, local, None if clip is None else Box(clip.x - box.x, clip.y - box.y, clip.width, clip.height)
         )
+
+    def draw_body(
+        self, canvas: Canvas, face: str, record: dict[str, Any], box: Box, extra: Context | None = None
+    ) -> list[Finding]:
+        """The face itself, after `open_face`; closes what it opened."""
+        FACES_DRAWN[self.layout.name] += 1
+        context: Context = {**record, "record": record, "palette": self.palettes, **(extra or {})}
+        issues: list[Finding] = []
+        face = self.face_for(face, record)
+        background = self.faces[face][0]
+        local = Box(0.0, 0.0, box.width, box.height)
         if isinstance(background, (Template, dict)):
             try:
                 fill = self.paint(
@@ -280,6 +292,15 @@ class Renderer:
         canvas.setFillColor(fill)
         b = self.bleed
         canvas.rect(box.x - b, box.y - b, box.width + 2 * b, box.height + 2 * b, stroke=0, fill=1)
+
+    def prime_forms(self, canvas: Canvas, faces: list[str]) -> None:
+        """Make the static layers' forms of these faces now, in a fixed order, rather than on their
+        first card: a kept face's drawing (pnp.drawing.facestore) then names the forms it shows
+        the same way in every build."""
+        for face in sorted(set(faces)):
+            for index, (static, elements) in enumerate(self.layers[face]):
+                if static:
+                    self._form(canvas, face, index, elements, Box(0.0, 0.0, self.width, self.height))
 
     def _form(self, canvas: Canvas, face: str, index: int, elements: list[Element], box: Box) -> str | None:
         """The form XObject drawing a static layer on this canvas, made on first use.

@@ -31,6 +31,7 @@ from pnp.project.config import Project
 
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
     from pnp.drawing.combine import Part
+    from pnp.drawing.facestore import FaceStore
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
     from pnp.translation.translate import Localized
@@ -87,11 +88,18 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     if not options.keep_going and any(p.severity == "error" for p in problems):  # nothing is written
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
+    stores: list[FaceStore] = []
     with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
-        result = _build_checked(project, options, loaded, layouts, problems, localized)
+        result = _build_checked(project, options, loaded, layouts, problems, localized, stores)
         if result.exit_code and not options.keep_going:
             run.discard()
             return BuildResult((), (), result.problems)
+    if stores:  # the faces drawn, kept for the next build (pnp.drawing.facestore), signed with the project's key
+        from pnp.verify.cache import project_key
+
+        key = project_key(project)
+        for store in stores:
+            store.save(key)
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
     return result
@@ -104,11 +112,16 @@ def _build_checked(
     layouts: Any,
     problems: list[Problem],
     localized: Localized | None = None,
+    stores: list[FaceStore] | None = None,
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun.
-    `localized`: a language build (drawing's findings in translated text go to the catalog)."""
+    `localized`: a language build (drawing's findings in translated text go to the catalog);
+    `stores` gets the face store of each kind drawn, for the caller to keep once the run is done."""
     from pnp.drawing.combine import sheet_count, write_combined
+    from pnp.drawing.faces import FaceDigests
+    from pnp.drawing.facestore import face_keys, kind_seed, kind_store
     from pnp.drawing.findings import code_digest, kind_digest, render_kind
+    from pnp.verify.cache import existing_key
 
     width, height = parse_paper(options.paper)
     cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
@@ -123,28 +136,43 @@ def _build_checked(
     sheets: list[tuple[Path, int]] = []
     kinds = loaded.kinds_to_build(options.kinds, layouts)
     plans = []
+    face_digests = FaceDigests(loaded, code)
     for kind in kinds:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
-        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter)
+        faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
+        seed = kind_seed(loaded, layout, kind)  # the characters its fonts are seeded with: in its bytes
+        key = kind_digest(
+            loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter, [*faces.values(), seed]
+        )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
-        plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
-    progress = progress_bar(options.progress, sum(n for *_, n in plans if True))
-    for kind, layout, target, key, count in plans:
+        plans.append((kind, layout, target, key, faces, seed))
+    progress = progress_bar(options.progress, sum(len(faces) for *_, faces, _ in plans))
+    store_key: bytes | None = None
+    for kind, layout, target, key, faces, seed in plans:
+        count = len(faces)
         if not options.force and manifest.fresh(target, key):
             skipped.append(target)
             progress(count)
             continue
         located: list[Problem] = []
+        own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
+        if store_key is None:  # the faces of the last build are reused (pnp.drawing.facestore)
+            store_key = existing_key(project) or b""
+        store = kind_store(loaded, layout, kind, own, face_digests, store_key or None, faces, seed)
 
         def draw(
-            handle: IO[bytes], kind: str = kind, layout: Layout = layout, located: list[Problem] = located
+            handle: IO[bytes],
+            kind: str = kind,
+            layout: Layout = layout,
+            located: list[Problem] = located,
+            own: SheetSpec = own,
+            store: FaceStore = store,
         ) -> None:
             game = project.game(kind)
-            own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
-            found = render_kind(loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind)
+            found = render_kind(loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind, store=store)
             if localized is not None:
                 found = localized.relocate(found, kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
@@ -159,6 +187,8 @@ def _build_checked(
             continue
         problems.extend(not_found_before(problems, located))
         progress(count)
+        if stores is not None:
+            stores.append(store)
         manifest.record(target, key)
         written.append(target)
         sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec)], spec)))

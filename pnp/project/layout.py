@@ -28,9 +28,9 @@ from pnp.core.limits import exceeded
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.core.units import MM
+from pnp.project.recordfile import YAML_SUFFIXES
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
-from pnp.project.yamlfile import YAML_SUFFIXES, load_yaml
 
 LAYOUT_SCHEMA = Path(__file__).resolve().parents[1] / "layout.schema.json"
 UNITS = {"mm": MM, "in": 72.0, "pt": 1.0}
@@ -183,6 +183,8 @@ class LayoutSet:
 
     def _read(self, path: Path, display: str) -> None:
         if path.suffix in YAML_SUFFIXES:
+            from pnp.project.yamlfile import load_yaml  # PyYAML: only to read a YAML file
+
             source: RecordFile = load_yaml(path, display, 5 * 1024 * 1024, self.root)
         else:
             source = load_file(path, display, 5 * 1024 * 1024, project=self.root)

@@ -11,6 +11,8 @@ from typing import Any, Protocol
 from pnp.core.problems import Finding, Problem, severity_of
 from pnp.project.jsonfile import item_offsets, line_col, locate
 
+YAML_SUFFIXES = (".yaml", ".yml")  # read by pnp.project.yamlfile (PyYAML is imported only to read one)
+
 
 class Locator(Protocol):
     """Where a finding is, for files that are not located by their JSON text (YAML, tables).
@@ -39,6 +41,7 @@ class RecordFile:
     _items: list[int] | None = None
     locator: Locator | None = None
     _lines: list[int] | None = None
+    _located: int = 0  # problems located without the table of line starts
     kind: str | None = None  # the kind pnp.toml [kinds] gives the file (records without `kind` have it)
     source: list[Any] | None = None  # the records as the file has them, where `records` adds to them
 
@@ -67,7 +70,8 @@ class RecordFile:
             line, column, cell = self.locator.position(offset)
             return self.problem(finding, line, column, cell)
         if self._lines is None:
-            if offset < 4096:  # the common case of a problem near the top: no table needed
+            self._located += 1
+            if offset < 4096 or self._located <= 8:  # a few problems in a file: counted in C, no table
                 return self.problem(finding, *line_col(self.text, offset))
             self._lines = [0, *(m.end() for m in re.finditer("\n", self.text))]
         line = bisect.bisect_right(self._lines, offset)

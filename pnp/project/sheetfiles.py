@@ -23,9 +23,9 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.problems import Finding
 from pnp.project.layout import fields_read, template_env
+from pnp.project.recordfile import YAML_SUFFIXES
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
-from pnp.project.yamlfile import YAML_SUFFIXES, load_yaml
 
 SHEET_SCHEMA = Path(__file__).resolve().parents[1] / "sheet.schema.json"
 MAX_SHEET_BYTES = 2 * 1024 * 1024
@@ -133,6 +133,8 @@ class SheetSet:
 
     def _read(self, path: Path, display: str) -> None:
         if path.suffix in YAML_SUFFIXES:
+            from pnp.project.yamlfile import load_yaml  # PyYAML: only to read a YAML file
+
             source: RecordFile = load_yaml(path, display, MAX_SHEET_BYTES, self.root)
         else:
             source = load_file(path, display, MAX_SHEET_BYTES, project=self.root)

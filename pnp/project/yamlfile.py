@@ -17,9 +17,8 @@ from pnp.core.paths import RefusedFile, read_regular
 from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding, Problem
 from pnp.project.jsonfile import line_col
+from pnp.project.recordfile import YAML_SUFFIXES as YAML_SUFFIXES  # re-exported
 from pnp.project.recordfile import RecordFile
-
-YAML_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(slots=True)

@@ -374,6 +374,8 @@ def build_sheets(
     from reportlab import rl_config
 
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
+    if not loaded.sheets.sheets and not uncovered_kinds(loaded, set()):
+        return []  # nothing to lay out: reportlab's platypus is not even imported
     fonts.register_bundled()
     rl_config.invariant = 1
     sheets = loaded.sheets

@@ -247,6 +247,11 @@ def project_key(project: Project) -> bytes | None:
     return key
 
 
+def existing_key(project: Project) -> bytes | None:
+    """The signing key when there is one already (none is made)."""
+    return _read_key(project.output / CACHE_FOLDER / KEY)
+
+
 def _read_key(path: Path) -> bytes | None:
     """The key's bytes and (device, inode, change time): a regular file only, never a link."""
     try:

@@ -1,0 +1,378 @@
+"""`pnp build` keeps each face's drawing, so that after an edit only the faces whose digest
+changed are drawn again and the kind's PDF is re-assembled from the others.
+
+What a face draws after it is placed (pnp.drawing.render's `draw_body`: card-relative, the same
+in any slot) is kept as PDF operators under a key: the face digest of its record
+(pnp.drawing.faces), the side, its copy and expansion values, and the document's own key (pnp's
+code, the options, the layout, the sheet geometry and the characters seeded into its fonts).
+Its slot's translation and clip are drawn afresh. What the operators name must be the same in
+every document: fonts get fixed resource names and seeded character codes
+(pnp.drawing.stablefont), static layers are made before the first page in a fixed order
+(`Renderer.prime_forms`), and a face showing an image not yet in the document is drawn again
+(drawing it puts the image there, as in a cold build). A cold build goes through the same
+path, so a warm build writes the same bytes (tests/test_face_store.py).
+
+The store of a kind is one file, output/.pnp-cache/faces/<kind>.faces, holding only the faces of
+the last build (stale ones are dropped each time), each distinct drawing once, at most
+`STORE_MAX_BYTES`. It lives in the output folder, which a pull request could ship, so it is
+signed with the project's key (pnp.verify.cache.project_key: a key file's bytes and its identity
+on this disk) and ignored, never trusted, when its signature, its form or its key does not match.
+A document whose fonts met a character that was not seeded keeps nothing, and a warm build that
+finds one draws the kind again from scratch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from pnp.core.problems import Finding, sound_finding
+
+if TYPE_CHECKING:
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pnp.drawing.impose import Box
+    from pnp.drawing.render import Renderer
+
+MAGIC = b"pnp-faces 3\n"
+STORE_MAX_BYTES = 512 * 1024 * 1024  # the drawings of one kind; 10,000 poker cards take about 25 MB
+FOLDER = Path(".pnp-cache") / "faces"
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """One face's drawing: its operators, the forms and images it shows, the fonts it names, and
+    what drawing it found."""
+
+    body: str
+    xobjects: tuple[str, ...]
+    fonts: tuple[tuple[str, int], ...]
+    findings: tuple[Finding, ...]
+    images: tuple[tuple[str, str | None], ...] = ()  # (project file, mask) of each image it draws
+
+
+class Redraw(Exception):
+    """A warm document met a character that was not seeded: draw the kind again from scratch."""
+
+
+class FaceStore:
+    """The kept faces of one kind, used and refreshed while its cut sheets are drawn."""
+
+    def __init__(
+        self, path: Path | None, key: bytes | None, root: Path, doc_key: str, digests: dict[int, str], seed: str
+    ) -> None:
+        self.path = path
+        self.key = key  # None: there is no key yet, so nothing to read (`save` is given one)
+        self.root = root
+        self.seed = seed
+        self.doc_key = hashlib.sha256(f"{doc_key}\0{seed}".encode("utf-8", "surrogatepass")).hexdigest()
+        self.digests = digests  # id(record) -> its face digest
+        self.entries: dict[str, Any] = {}  # key -> (body index, meta index, findings): made into Kept when used
+        self._bodies: list[str] = []
+        self._metas: list[tuple[Any, ...]] = []
+        if self.path is not None and self.key is not None:
+            self._read()
+        self.kept: dict[str, Kept] = {}
+        self.drawn = 0  # faces drawn in this document
+        self.reused = 0  # faces taken from the store
+        self.stable = False
+        self._prefixes: dict[tuple[Box, Box | None], list[str]] = {}
+        self._present: set[str] = set()  # forms and images known to be in the document
+        self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
+
+    def forget(self) -> None:
+        """Keep nothing from the last build: the kind is drawn again from scratch."""
+        self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
+        self._prefixes, self._present, self._named = {}, set(), set()
+
+    # --- drawing (pnp.drawing.pdf.write_cut_sheets) -------------------------------------------
+
+    def begin(self, canvas: Canvas, renderer: Renderer, faces: list[Any], backs: bool) -> None:
+        """Before the first page: seed the fonts, make the static layers' forms."""
+        from pnp.drawing.stablefont import seed_document
+
+        seed_document(canvas._doc, self.seed)
+        names = ["front"]
+        if backs:
+            names.extend({renderer.face_for("back", face.record) for face in faces} or {"back"})
+        renderer.prime_forms(canvas, names)
+
+    def draw(
+        self, canvas: Canvas, renderer: Renderer, side: str, face: Any, box: Box, clip: Box | None
+    ) -> list[Finding]:
+        """Draw one face (pnp.drawing.pdf.Face) at `box`: its kept drawing when there is one, else
+        drawn and kept."""
+        key = self._key(side, face)
+        hit = self._kept(key)
+        if hit is not None and self._ready(canvas, renderer, hit):
+            code: list[str] = canvas._code
+            prefix = self._prefixes.get((box, clip))
+            if prefix is None:
+                start = len(code)
+                renderer.open_face(canvas, box, clip)
+                prefix = self._prefixes[(box, clip)] = code[start:]
+                del code[start:]
+                canvas.pop_state_stack()  # open_face saved the state twice; the kept body restores it twice
+                canvas.pop_state_stack()
+            code.extend(prefix)
+            code.append(hit.body)
+            canvas._formsinuse.extend(hit.xobjects)
+            self.kept[key] = hit
+            self.reused += 1
+            return list(hit.findings)
+        return self._draw(canvas, renderer, side, face, box, clip, key)
+
+    def _ready(self, canvas: Canvas, renderer: Renderer, hit: Kept) -> bool:
+        """Whether the document holds what the kept face names: its fonts are named (so embedded)
+        as drawing it would; images shown first here are put in; forms were made by `begin`."""
+        doc = canvas._doc
+        for font in hit.fonts:
+            if font not in self._named:
+                _font(font[0]).getSubsetInternalName(font[1], doc)
+                self._named.add(font)
+        missing = [name for name in hit.xobjects if name not in self._present]
+        if missing and not all(doc.hasForm(name) for name in missing):
+            _put_images(canvas, renderer.root, hit.images)  # as drawing the face would
+            if not all(doc.hasForm(name) for name in missing):
+                return False
+        self._present.update(missing)
+        return True
+
+    def _draw(
+        self, canvas: Canvas, renderer: Renderer, side: str, face: Any, box: Box, clip: Box | None, key: str
+    ) -> list[Finding]:
+        from pnp.drawing.stablefont import track_fonts
+
+        code: list[str] = canvas._code
+        doc = canvas._doc
+        shown = len(canvas._formsinuse)
+        renderer.open_face(canvas, box, clip)
+        start = len(code)
+        setter = renderer.text_setters.get(canvas)
+        if setter is not None:
+            setter.names.clear()  # every font the face shows is named again, so it is seen here
+        used: set[tuple[str, int]] = set()
+        images: list[tuple[str, str | None]] = []
+        track_fonts(doc, used)
+        canvas.drawImage = _recording(canvas.drawImage, images)
+        try:
+            found = renderer.draw_body(canvas, side, face.record, box, face.extra)
+        finally:
+            track_fonts(doc, None)
+            del canvas.drawImage
+        body = "\n".join(code[start:])
+        code[start:] = [body]
+        xobjects = tuple(canvas._formsinuse[shown:])
+        self.kept[key] = Kept(body, xobjects, tuple(sorted(used)), tuple(found), tuple(dict.fromkeys(images)))
+        self._named.update(used)
+        self._present.update(xobjects)
+        self.drawn += 1
+        return found
+
+    def finish(self, canvas: Canvas) -> None:
+        """Before saving: fonts in a fixed order; a warm document that met an unseeded character
+        raises Redraw (its kept faces may encode it otherwise than a cold build)."""
+        from pnp.drawing.stablefont import finish_document, stable
+
+        self.stable = stable(canvas._doc)
+        if not self.stable and self.reused:
+            raise Redraw()
+        finish_document(canvas._doc)
+
+    # --- the file ------------------------------------------------------------------------------
+
+    def _key(self, side: str, face: Any) -> str:
+        record = self.digests.get(id(face.record), "")
+        extra = face.extra
+        if len(extra) == 1 and type(extra.get("copy")) is int:
+            return f"{record}:{side}:{extra['copy']}"
+        dumped = orjson.dumps(extra, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
+        return f"{record}:{side}:{dumped.decode()}"
+
+    def _kept(self, key: str) -> Kept | None:
+        raw = self.entries.get(key)
+        if raw is None:
+            return None
+        index, meta, findings = raw
+        xobjects, fonts, images = self._metas[meta]
+        return Kept(self._bodies[index], xobjects, fonts, findings, images)
+
+    def _mac(self, data: bytes) -> bytes:
+        assert self.key is not None
+        return hmac.new(hashlib.sha256(self.key).digest(), data, hashlib.blake2b).hexdigest().encode()
+
+    def save(self, key: bytes | None) -> None:
+        """Keep this build's faces (and only them), signed with `key` (None: the output folder cannot
+        hold one: nothing kept); nothing when the document was not stable."""
+        from pnp.core.output import atomic_write
+
+        if self.path is None or key is None:
+            return
+        if key != self.key:
+            self.key, self.entries = key, {}  # a new key: every face is written again
+        if not self.stable or not self.kept:
+            self._remove()
+            return
+        if not self.drawn and len(self.kept) == len(self.entries):
+            return  # the same faces as the file holds
+        bodies: dict[str, int] = {}
+        metas: dict[tuple[Any, ...], int] = {}
+        faces: dict[str, list[Any]] = {}
+        for name, kept in self.kept.items():
+            meta = (kept.xobjects, kept.fonts, kept.images)
+            found = [asdict(f) for f in kept.findings] if kept.findings else 0
+            faces[name] = [bodies.setdefault(kept.body, len(bodies)), metas.setdefault(meta, len(metas)), found]
+        blob = [body.encode("utf-8", "surrogatepass") for body in bodies]
+        if sum(len(b) for b in blob) > STORE_MAX_BYTES:
+            self._remove()
+            return
+        header = orjson.dumps(
+            {"doc": self.doc_key, "bodies": [len(b) for b in blob], "metas": list(metas), "faces": faces}
+        )
+        payload = b"%d\n" % len(header) + header + b"".join(blob)
+        data = MAGIC + self._mac(payload) + b"\n" + payload
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.path, lambda handle: handle.write(data))
+        except OSError:
+            pass  # a read-only output folder: the next build draws every face again
+
+    def _remove(self) -> None:
+        assert self.path is not None
+        with contextlib.suppress(OSError):  # a read-only output folder: nothing kept, nothing to remove
+            self.path.unlink()
+
+    def _read(self) -> None:
+        """The kept faces; none when the file is missing, foreign, damaged or forged."""
+        from pnp.core.paths import RefusedFile, read_regular
+
+        assert self.path is not None
+        try:
+            data = read_regular(self.path, STORE_MAX_BYTES + 64 * 1024 * 1024, self.root)
+            if not data.startswith(MAGIC):
+                return
+            mac, _, payload = data[len(MAGIC) :].partition(b"\n")
+            if not hmac.compare_digest(mac, self._mac(payload)):
+                return  # edited, forged, or signed with another key: never trusted
+            size, _, rest = payload.partition(b"\n")
+            header = orjson.loads(rest[: int(size)])
+            if header["doc"] != self.doc_key:
+                return  # another layout, options or seed: every code may differ
+            text = rest[int(size) :].decode("utf-8", "surrogatepass")
+            bodies, offset = [], 0
+            for length in header["bodies"]:  # ASCII operators: a character per byte
+                bodies.append(text[offset : offset + int(length)])
+                offset += int(length)
+            metas = [
+                (
+                    tuple(map(str, xobjects)),
+                    tuple((str(f), int(s)) for f, s in fonts),
+                    tuple((str(i), None if m is None else str(m)) for i, m in images),
+                )
+                for xobjects, fonts, images in header["metas"]
+            ]
+            entries = {}
+            for key, (index, meta, findings) in header["faces"].items():
+                found = tuple(Finding(**item) for item in findings) if findings else ()
+                if (
+                    not all(sound_finding(f) for f in found)
+                    or not 0 <= index < len(bodies)
+                    or not 0 <= meta < len(metas)
+                ):
+                    return
+                entries[str(key)] = (index, meta, found)
+        except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+            return
+        if offset != len(text):
+            return  # not a character per byte: not what pnp wrote
+        self.entries, self._bodies, self._metas = entries, bodies, metas
+
+
+def _recording(draw_image: Any, images: list[tuple[str, str | None]]) -> Any:
+    """canvas.drawImage, noting each project image it is given (pnp.drawing.images.ImagePath)."""
+
+    def recording(image: Any, *args: Any, **kwargs: Any) -> Any:
+        key = getattr(image, "key", None)
+        if isinstance(key, str):
+            mask = kwargs.get("mask")
+            images.append((key, None if mask is None else str(mask)))
+        return draw_image(image, *args, **kwargs)
+
+    return recording
+
+
+def _put_images(canvas: Canvas, root: Path, images: tuple[tuple[str, str | None], ...]) -> None:
+    """Put a kept face's images into the document, in its order, as drawing it would (the same
+    call, its operators dropped): the objects get the numbers a cold build gives them."""
+    from pnp.core.paths import project_file
+    from pnp.drawing.images import ImagePath
+
+    code, shown = canvas._code, canvas._formsinuse
+    for name, mask in images:
+        path, problem = project_file(root, name)
+        if problem or path is None:
+            return  # the face is drawn instead
+        start, listed = len(code), len(shown)
+        try:
+            canvas.drawImage(ImagePath(path, root), 0, 0, 1, 1, mask=mask)
+        except Exception:  # noqa: BLE001 - an image reportlab cannot read: the face is drawn, and says so
+            return
+        finally:
+            del code[start:]
+            del shown[listed:]
+
+
+def _font(name: str) -> Any:
+    from reportlab.pdfbase.pdfmetrics import getFont
+
+    return getFont(name)
+
+
+def face_keys(loaded: Any, layout: Any, kind: str, digests: Any) -> dict[int, str]:
+    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests)."""
+    return {id(record): digests.record_key(layout, kind, record) for _, _, record in loaded.records(kind)}
+
+
+def kind_seed(loaded: Any, layout: Any, kind: str) -> str:
+    """The characters a kind's fonts are seeded with (pnp.drawing.stablefont)."""
+    from pnp.drawing.stablefont import seed_chars
+
+    return seed_chars(seed_text(loaded, layout, kind, kind))
+
+
+def kind_store(
+    loaded: Any,
+    layout: Any,
+    kind: str,
+    spec: Any,
+    digests: Any,
+    key: bytes | None,
+    records: dict[int, str],
+    seed: str,
+) -> FaceStore:
+    """The store of one kind's cut sheets drawn with `spec`; `records` from `face_keys`, `seed`
+    from `kind_seed`."""
+    doc_key = f"{digests.layout_key(layout, kind)}\0{spec!r}"
+    path = loaded.project.output / FOLDER / f"{kind}.faces"
+    return FaceStore(path, key, loaded.project.root, doc_key, records, seed)
+
+
+def seed_text(loaded: Any, layout: Any, kind: str, name: str) -> str:
+    """Every text a kind's faces may draw characters of: its layout, its records (all records when
+    its templates look others up), the icons, the sheet label. Seeded into its fonts
+    (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
+    from pnp.drawing.faces import REF_FILTER
+
+    layout_text = orjson.dumps(layout.data).decode()
+    if REF_FILTER.search(layout_text) or "records_of" in layout_text:
+        records = [record_file.records for record_file in loaded.files]
+    else:
+        records = [record for _, _, record in loaded.records(kind)]
+    icons = orjson.dumps(loaded.icons, default=str).decode()
+    return f"{layout_text}{orjson.dumps(records, default=str).decode()}{icons}{name}"

@@ -1,0 +1,108 @@
+"""`pnp build` after an edit draws only the faces whose digest changed and re-assembles the rest
+from output/.pnp-cache/faces/ (pnp.drawing.facestore), writing the very bytes a cold build of the
+same input writes.
+
+The project is tests/build_project (11 cards, one of them with two copies, front and back,
+and 5 spell tokens, fronts only), with the spell layout made to show a card's name through `ref`, so
+that a spell's face depends on a card. Faces are counted on the real drawing
+(pnp.drawing.render.FACES_DRAWN), each build a real `pnp build` in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pnp.drawing.render import FACES_DRAWN
+from tests.runpnp import run as pnp
+
+ROOT = Path(__file__).resolve().parents[1]
+PDFS = ("test/test.card.pdf", "test/test.spell.pdf", "test.pdf")
+
+
+def edit(path: Path, record_id: str, **changes: object) -> None:
+    records = json.loads(path.read_text(encoding="utf-8"))
+    next(r for r in records if r["id"] == record_id).update(changes)
+    path.write_text(json.dumps(records, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def build(project: Path) -> tuple[int, dict[str, bytes]]:
+    """Faces drawn by one `pnp build`, and the bytes of its PDFs."""
+    before = sum(FACES_DRAWN.values())
+    ran = pnp(project, "build")
+    assert ran.returncode == 0, ran.stderr
+    return sum(FACES_DRAWN.values()) - before, {name: (project / "output" / name).read_bytes() for name in PDFS}
+
+
+def cold(project: Path, scratch: Path) -> dict[str, bytes]:
+    """The PDFs of a build of the same input from nothing (no output folder, no kept faces)."""
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(project, scratch, ignore=shutil.ignore_patterns("output"))
+    return build(scratch)[1]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("store") / "project"
+    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    edit(target / "cards" / "spells.json", "spell-1", source={"seed": "000_6347cdb41225c97f.txt", "section": "card-01"})
+    edit(target / "cards" / "cards.json", "card-02", name="Épée — forged")  # characters outside ASCII
+    layout_path = target / "layouts" / "test-spell.json"
+    layout = json.loads(layout_path.read_text(encoding="utf-8"))
+    home = {"name": "home", "type": "text", "x": 4, "y": 17, "w": 17, "h": 4, "size": 4}
+    layout["front"]["elements"].append({**home, "text": "{{ source.section | ref }}"})
+    layout_path.write_text(json.dumps(layout), encoding="utf-8")
+    return target
+
+
+def test_one_edit_redraws_its_faces_and_the_faces_that_show_it(project: Path, tmp_path: Path) -> None:
+    first, _ = build(project)
+    assert first == 2 * 12 + 5  # every face drawn once
+    assert (project / "output" / ".pnp-cache" / "faces" / "test.card.faces").is_file()
+
+    edit(project / "cards" / "spells.json", "spell-3", name="Spell three")
+    drawn, warm = build(project)
+    assert drawn == 1  # that token's face, nothing else
+    assert warm == cold(project, tmp_path / "cold")
+
+    edit(project / "cards" / "cards.json", "card-01", name="Card the first")  # spell-1 shows it through `ref`
+    drawn, warm = build(project)
+    assert drawn == 2 + 1  # the card's front and back, and the spell's face
+    assert warm == cold(project, tmp_path / "cold")
+
+    edit(project / "cards" / "cards.json", "card-03", name="Twice — both copies")  # two copies, seeded before
+    drawn, warm = build(project)
+    assert drawn == 2 * 2
+    assert warm == cold(project, tmp_path / "cold")
+
+
+def test_a_new_character_redraws_the_kind_and_a_sheet_file_redraws_nothing(project: Path, tmp_path: Path) -> None:
+    build(project)
+    edit(project / "cards" / "cards.json", "card-04", name="Naïve ßword")  # characters no card had: new codes
+    drawn, warm = build(project)
+    # every face whose fonts are seeded with the new characters: the cards, and the spells, whose
+    # layout reads other records through `ref` (seeded with every record's characters)
+    assert drawn == 2 * 12 + 5
+    assert warm == cold(project, tmp_path / "cold")
+
+    (project / "sheets").mkdir(exist_ok=True)
+    aid = 'document: collection\nkinds: [test.spell]\noutput: "{game}/aid.pdf"\ntitle: An aid\nblocks:\n'
+    (project / "sheets" / "aid.yaml").write_text(aid + "  - {type: heading, text: Spells}\n", encoding="utf-8")
+    drawn, _ = build(project)
+    assert drawn == 0
+
+
+def test_a_tampered_store_is_ignored(project: Path, tmp_path: Path) -> None:
+    build(project)
+    store = project / "output" / ".pnp-cache" / "faces" / "test.spell.faces"
+    data = store.read_bytes()
+    at = data.rindex(b" Tj")
+    store.write_bytes(data[:at] + b" TJ" + data[at + 3 :])  # one operator of one kept face changed
+    edit(project / "cards" / "spells.json", "spell-2", name="Spell two")
+    drawn, warm = build(project)
+    assert drawn == 5  # no kept spell face trusted
+    assert warm == cold(project, tmp_path / "cold")
+    assert b" TJ" not in warm["test/test.spell.pdf"]
