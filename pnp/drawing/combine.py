@@ -6,9 +6,11 @@ each face's drawing on a per-kind page (marked content, FACE_TAG), each face bec
 XObject of its own and is placed, clipped to its bleed, at its slot on the shared sheet; the
 combined file costs no rendering and shows exactly the per-kind faces.
 Backs go to the back slot of their front, so duplex stays aligned.
+Each face's own clip (cut back in its kind's butted file where a neighbour touched it) is widened
+to its whole bleed and the face is clipped again at its slot here, so a face whose neighbour slot
+is empty keeps its bleed on that edge whatever its neighbours were in its own file.
 Tokens of several sizes share token sheets instead (pnp.drawing.shelf) where that takes fewer sheets:
-there each face keeps its whole bleed (its own clip, cut back in its kind's butted file, is
-widened again) and gets its own cut guide.
+there each face keeps its whole bleed and gets its own cut guide.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ from pnp.drawing.impose import (
     ImpositionError,
     Mark,
     SheetSpec,
+    clips,
     crop_marks,
     fold_line,
     for_faces,
     grid,
-    intersect,
     pack,
 )
 from pnp.drawing.pdf import FACE_TAG, Frame, write_frames
@@ -106,23 +108,17 @@ def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list
     group_spec = replace(for_faces(first.spec or spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
     shared = grid(first.width, first.height, group_spec)
     sheets = pack([parts[m].faces for m in members], shared.per_sheet)
-    return [
-        _Sheet(
-            tuple(
-                _Placed(
-                    members[p],
-                    i,
-                    shared.fronts[slot],
-                    shared.backs[slot],
-                    shared.front_clips[slot],
-                    shared.back_clips[slot],
-                )
-                for slot, (p, i) in enumerate(sheet)
-            ),
-            group_spec,
+    result = []
+    for sheet in sheets:
+        used = len(sheet)  # an empty slot is no neighbour: the faces beside it keep their bleed there
+        fronts, backs = shared.fronts[:used], shared.backs[:used]
+        front_clips, back_clips = clips(fronts, group_spec), clips(backs, group_spec)
+        placed = tuple(
+            _Placed(members[p], i, fronts[slot], backs[slot], front_clips[slot], back_clips[slot])
+            for slot, (p, i) in enumerate(sheet)
         )
-        for sheet in sheets
-    ]
+        result.append(_Sheet(placed, group_spec))
+    return result
 
 
 def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet] | None:
@@ -211,19 +207,14 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
             own = sheets[sheet_number]
             slot = face.index - own.first
             source_page, drawn = _source(part, sheet_number, len(own.fronts), slot, back, specs[face.part])
-            if (face.part, source_page) not in forms:
-                forms[face.part, source_page] = _face_forms(
-                    out, sources[face.part], source_page, part if whole else None
-                )
+            if (face.part, source_page) not in forms:  # each face with its whole bleed, clipped here to its slot
+                forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page, part)
             resource = pikepdf.Name(f"/PnpFace{number}")  # not add_resource's random prefix: same bytes each build
             page.add_resource(forms[face.part, source_page][drawn], pikepdf.Name.XObject, resource)
             origin = (own.backs if back else own.fronts)[slot]
-            source_clip = (own.back_clips if back else own.front_clips)[slot]
             target = face.back if back else face.front
-            clip = face.back_clip if back else face.front_clip
+            area = face.back_clip if back else face.front_clip  # its bleed, cut back only where a neighbour is close
             dx, dy = target.x - origin.x, target.y - origin.y
-            moved = Box(source_clip.x + dx, source_clip.y + dy, source_clip.width, source_clip.height)
-            area = clip if whole else intersect(moved, clip)  # never more than the source drew of this face alone
             outline = ""
             if whole and part.shape == "hex":  # a honeycomb's neighbours come close: the grown hexagon only
                 corners = hexagon(target, part.bleed)
@@ -275,11 +266,11 @@ def _source(part: Part, sheet: int, on_sheet: int, slot: int, back: bool, spec: 
 _CLIP = re.compile(rb"n [-0-9. ]+ re W\*? n")
 
 
-def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = None) -> list[Any]:
+def _face_forms(out: Any, source: Any, page_number: int, whole: Part) -> list[Any]:
     """Each face drawn on a source page, in slot order, as a form XObject of `out`.
 
-    With `whole` (a token sheet's part), each face's own clip (pnp.drawing.render's first `re W* n`,
-    cut back in its file where butted neighbours touched it) becomes its whole bleed box.
+    Each face's own clip (pnp.drawing.render's first `re W* n`, cut back in its file where butted
+    neighbours touched it) becomes its whole bleed box (`whole`: the face's part).
 
     The page's content is split at its lines: pnp.drawing.pdf writes each face between a line
     `/PnpFace BMC` and its matching `EMC` (reportlab puts every operator on a line of its own,
@@ -302,7 +293,7 @@ def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = No
             if bare == opening:
                 faces.append([])
                 depth = 1
-                clipped = whole is None
+                clipped = False
             continue
         if bare.endswith((b" BMC", b" BDC")):
             depth += 1
@@ -310,7 +301,7 @@ def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = No
             depth -= 1
             if depth == 0:
                 continue
-        if not clipped and whole is not None and _CLIP.fullmatch(bare):
+        if not clipped and _CLIP.fullmatch(bare):
             clipped = True
             b = whole.bleed
             line = f"n {-b:.4f} {-b:.4f} {whole.width + 2 * b:.4f} {whole.height + 2 * b:.4f} re W n".encode()

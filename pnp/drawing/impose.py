@@ -206,14 +206,20 @@ def fold_line(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
     return (Mark(x, top, x, top + spec.crop_length), Mark(x, bottom, x, bottom - spec.crop_length))
 
 
+def clips(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Box, ...]:
+    """Where each of these faces may paint, among these faces only: a slot left empty on a
+    sheet that is not full is no neighbour, so the face beside it keeps its bleed there."""
+    return tuple(_clip(box, boxes, spec) for box in boxes)
+
+
 def _clip(box: Box, others: tuple[Box, ...], spec: SheetSpec) -> Box:
     """The card's bleed box, limited to half the gap on sides where another card is nearer than two bleeds."""
     reach = {"left": spec.bleed, "right": spec.bleed, "bottom": spec.bleed, "top": spec.bleed}
     for other in others:
         if other is box:
             continue
-        overlaps_y = other.y < box.y + box.height and box.y < other.y + other.height
-        overlaps_x = other.x < box.x + box.width and box.x < other.x + other.width
+        overlaps_y = other.y < box.y + box.height - EDGE and box.y < other.y + other.height - EDGE
+        overlaps_x = other.x < box.x + box.width - EDGE and box.x < other.x + other.width - EDGE  # a diagonal one is none
         if overlaps_y and other.x >= box.x + box.width - 1e-6:
             reach["right"] = min(reach["right"], (other.x - box.x - box.width) / 2)
         if overlaps_y and other.x + other.width <= box.x + 1e-6:

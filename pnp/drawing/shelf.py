@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from pnp.drawing.impose import MM, Box, ImpositionError, Mark, SheetSpec, grid, paginate
+from pnp.drawing.impose import MM, Box, ImpositionError, Mark, SheetSpec, clips, grid, paginate
 
 TOKEN_LIMIT = 50 * MM  # a piece no larger than this either way is a token
 MIN_SPACING = 2 * MM  # between two tokens' trims, even without bleed: room for their cut guides
@@ -224,8 +224,8 @@ def kind_sheets(piece: Piece, spec: SheetSpec) -> list[KindSheet]:
                 span.start,
                 shared.fronts[: len(span)],
                 shared.backs[: len(span)],
-                shared.front_clips[: len(span)],
-                shared.back_clips[: len(span)],
+                clips(shared.fronts[: len(span)], spec),  # an empty slot is no neighbour: bleed beside it
+                clips(shared.backs[: len(span)], spec),
                 False,
             )
             for span in grid_sheets
