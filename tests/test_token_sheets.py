@@ -231,6 +231,8 @@ def honeycomb_project(tmp_path: Path, duplex: str, sheets: str) -> Path:
     import json
 
     project = copy_project("token_project", tmp_path / "project")
+    toml = project / "pnp.toml"
+    toml.write_text(toml.read_text() + "\n[paper]\nmargin = 5\n")  # the 5 mm margins worked out above
     layout_path = project / "layouts" / "tok-hex.json"
     layout = json.loads(layout_path.read_text())
     layout["size"] = {"width": round(HEX_WIDE, 3), "height": HEX_HIGH}

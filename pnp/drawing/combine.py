@@ -33,9 +33,10 @@ from pnp.drawing.impose import (
     fold_line,
     for_faces,
     grid,
+    oriented,
     pack,
 )
-from pnp.drawing.pdf import FACE_TAG, Frame, write_frames
+from pnp.drawing.pdf import FACE_TAG, Frame, ink_extent, write_frames
 from pnp.drawing.shelf import Piece, bleed_box, corner_ticks, hexagon, is_token, kind_sheets, shelf_pack, spacing
 
 
@@ -72,7 +73,7 @@ class _Sheet:
 
 
 def _part_spec(part: Part, spec: SheetSpec) -> SheetSpec:
-    return replace(for_faces(part.spec or spec, part.has_back), bleed=part.bleed)
+    return oriented(replace(for_faces(part.spec or spec, part.has_back), bleed=part.bleed), part.width, part.height)
 
 
 def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
@@ -106,6 +107,7 @@ def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
 def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet]:
     first = parts[members[0]]
     group_spec = replace(for_faces(first.spec or spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
+    group_spec = oriented(group_spec, first.width, first.height)
     shared = grid(first.width, first.height, group_spec)
     sheets = pack([parts[m].faces for m in members], shared.per_sheet)
     result = []
@@ -132,10 +134,20 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
     token_spec = replace(
         for_faces(own or spec, any(p.has_back for p in pieces)), bleed=max(p.bleed for p in pieces), cutting="gutter"
     )
-    try:
-        sheets = shelf_pack(pieces, token_spec)
-    except ImpositionError:
+    turns = [oriented(token_spec, 0, 0)] if token_spec.orientation != "auto" else [
+        replace(token_spec, orientation="portrait"), replace(token_spec, orientation="landscape")
+    ]  # fmt: skip
+    packings = []
+    for turned in turns:
+        turned = oriented(turned, 0, 0)
+        try:
+            packings.append((len(shelf_pack(pieces, turned)), turned))
+        except ImpositionError:
+            continue
+    if not packings:
         return None
+    token_spec = min(packings, key=lambda packing: packing[0])[1]  # auto: the orientation taking fewer sheets
+    sheets = shelf_pack(pieces, token_spec)
     return [
         _Sheet(
             tuple(
@@ -179,13 +191,19 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
         if sheet_spec.duplex == "fold":
             pages.append(fronts + backs)
             boxes = _boxes(fronts + backs)
-            frames.append(Frame(_guides(fronts + backs, parts, sheet), label, fold_line(boxes, sheet_spec)))
+            ink = ink_extent(boxes, sheet_spec.bleed)
+            frames.append(
+                Frame(_guides(fronts + backs, parts, sheet), label, fold_line(boxes, sheet_spec), sheet_spec, ink)
+            )
             continue
         pages.append(fronts)
-        frames.append(Frame(_guides(fronts, parts, sheet), f"{label}, fronts"))
+        ink = ink_extent(_boxes(fronts), sheet_spec.bleed)
+        frames.append(Frame(_guides(fronts, parts, sheet), f"{label}, fronts", spec=sheet_spec, ink=ink))
         if sheet_spec.duplex != "none":
             pages.append(backs)
-            frames.append(Frame(_guides(backs, parts, sheet), f"{label}, backs" if backs else ""))
+            ink = ink_extent(_boxes(backs), sheet_spec.bleed)
+            back_label = f"{label}, backs" if backs else ""
+            frames.append(Frame(_guides(backs, parts, sheet), back_label, spec=sheet_spec, ink=ink))
     buffer = io.BytesIO()
     write_frames(buffer, frames, spec, title)
     buffer.seek(0)

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from pnp.core.paths import project_file
-from pnp.core.problems import Finding, sound_finding
+from pnp.core.problems import Finding, Problem, sound_finding
 from pnp.drawing.faces import icon_files as icon_files  # re-exported
 from pnp.drawing.faces import static_files
 from pnp.drawing.locate import layout_site as layout_site  # re-exported
@@ -30,6 +30,7 @@ from pnp.project.records import RecordFile
 if TYPE_CHECKING:
     from pnp.drawing.facecache import DrawCounter
     from pnp.drawing.impose import SheetSpec
+    from pnp.project.config import Project
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
 
@@ -137,6 +138,18 @@ def kind_digest(
     )
 
 
+def paper_problem(project: Project, message: str, located: bool = True) -> Problem | None:
+    """A face the paper cannot hold as asked: a configuration problem at the [paper] setting to
+    change (the grid asked for, the margin, the printer, the paper), never at the layout; None
+    when pnp.toml sets none of them (the defaults, or the build's own --margin: `located` False)."""
+    blamed = [key for key in ("columns", "rows") if f" {key} of " in message]
+    where = project.sheet.located(*blamed, "margin", "printer", "size") if located else None
+    if where is None:
+        return None
+    file, line, column = where
+    return Problem(file, line, column, "", "config-error", "error", message)
+
+
 def render_findings(
     loaded: LoadedProject,
     broken: AbstractSet[tuple[int, int]] = frozenset(),
@@ -153,7 +166,7 @@ def render_findings(
     from pnp.core.limits import current as current_limits
     from pnp.drawing.facecache import kind_findings
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.impose import ImpositionError, SheetSpec, parse_paper
+    from pnp.drawing.impose import MM, ImpositionError, SheetSpec, parse_paper
 
     project = loaded.project
     layouts = loaded.layouts
@@ -161,9 +174,24 @@ def render_findings(
         width, height = parse_paper(project.paper)
     except ImpositionError:
         return []  # a configuration error, reported by loading pnp.toml
-    spec = SheetSpec(width, height, duplex="long")
+    paper = project.sheet  # [paper]: the sheets pnp build draws on
+    spec = SheetSpec(
+        width,
+        height,
+        margin=paper.margin * MM,
+        duplex="long",
+        orientation=paper.orientation,
+        columns=paper.columns,
+        rows=paper.rows,
+        per_page=paper.per_page,
+    )
     cache = project.output / CACHE_FOLDER
-    digests = FaceDigests(loaded, code_digest(), project.paper, repr(current_limits()))
+    digests = FaceDigests(
+        loaded,
+        code_digest(),
+        f"{project.paper} {paper.margin} {paper.orientation} {paper.columns} {paper.rows}",
+        repr(current_limits()),
+    )
     found: list[Located] = []
     for kind in loaded.kinds_to_build():
         layout = layouts.by_kind[kind]

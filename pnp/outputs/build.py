@@ -47,6 +47,8 @@ class BuildOptions:
     lang: str = ""  # a translation (pnp.translation.translate): drawn into output/<lang>/
     fallback: bool = False  # with lang: draw the source text where a translation is missing
     keep_going: bool = False  # errors found: draw the records without parse or schema errors all the same
+    orientation: str | None = None  # None: pnp.toml's [paper] orientation
+    margin_mm: float | None = None  # None: pnp.toml's [paper] margin (or its printer's minimum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +57,7 @@ class BuildResult(OutputResult):
 
     sheets: tuple[tuple[Path, int], ...] = ()
     fallbacks: int = 0  # a language build with --fallback: source texts drawn for missing translations
+    holds: tuple[tuple[str, str], ...] = ()  # (kind, how many faces a sheet holds and why) for each kind drawn
 
 
 def output_root(project: Project, paper: str) -> Path:
@@ -110,10 +113,7 @@ def _build_checked(
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.findings import code_digest, kind_digest, render_kind
 
-    width, height = parse_paper(options.paper)
-    cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
-    gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
-    spec = SheetSpec(width, height, gutter=gutter, duplex=options.duplex, cutting=cutting)
+    spec = sheet_spec(project, options)
     manifest = Manifest(project.output, project.root)
     out_root = output_root(project, options.paper)
     code = code_digest()
@@ -123,12 +123,14 @@ def _build_checked(
     sheets: list[tuple[Path, int]] = []
     kinds = loaded.kinds_to_build(options.kinds, layouts)
     plans = []
+    holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
     for kind in kinds:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
-        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter)
+        geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page)  # [paper]
+        key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter, *geometry)
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
     progress = progress_bar(options.progress, sum(n for *_, n in plans if True))
@@ -191,7 +193,57 @@ def _build_checked(
         problems.extend(result.problems)
     manifest.save()
     unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
-    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets))
+    drawn = {kind for kind, *_ in plans if out_root / project.game(kind).folder / f"{kind}.pdf" in written}
+    told = tuple((kind, text) for kind, text in holds if kind in drawn)
+    return BuildResult(
+        tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets), holds=told
+    )
+
+
+def sheet_spec(project: Project, options: BuildOptions) -> SheetSpec:
+    """The build's sheets: its paper, duplex and cutting, and pnp.toml's [paper] (or the options')."""
+    width, height = parse_paper(options.paper)
+    cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
+    gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
+    paper = project.sheet
+    margin = options.margin_mm if options.margin_mm is not None else paper.margin
+    return SheetSpec(
+        width,
+        height,
+        margin=margin * MM,
+        gutter=gutter,
+        duplex=options.duplex,
+        cutting=cutting,
+        orientation=options.orientation or paper.orientation,
+        columns=paper.columns,
+        rows=paper.rows,
+        per_page=paper.per_page,
+    )
+
+
+def kind_holds(
+    loaded: LoadedProject, layouts: Any, kinds: list[str], spec: SheetSpec, options: BuildOptions
+) -> list[tuple[str, str]]:
+    """How many faces a sheet holds for each kind, and why; a face the paper cannot hold as asked
+    is a configuration error located at the [paper] setting to change (never at the layout)."""
+    from pnp.core.problems import ConfigError
+    from pnp.drawing.findings import paper_problem
+    from pnp.drawing.impose import ImpositionError, for_faces, holds, oriented
+    from pnp.drawing.render import Renderer
+
+    found = []
+    for kind in kinds:
+        layout = layouts.by_kind[kind]
+        renderer = Renderer(layout, loaded.project.root, loaded.icons)
+        own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
+        own = oriented(replace(for_faces(own, layout.has_back), bleed=renderer.bleed), renderer.width, renderer.height)
+        try:
+            found.append((kind, holds(renderer.width, renderer.height, own, options.paper)))
+        except ImpositionError as err:
+            message = f"{kind} (paper {options.paper}): {err}"
+            problem = paper_problem(loaded.project, message, options.margin_mm is None)
+            raise ConfigError(message, (problem,) if problem else ()) from None
+    return found
 
 
 def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec) -> Part:
