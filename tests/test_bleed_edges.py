@@ -162,7 +162,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 def built_file(project: Path, style: str, name: str) -> Path:
     """Where a build in `style` writes `name` (bl.a.pdf, or bl.pdf for the combined file)."""
-    folder = project / "output"
+    folder = project / "output" / ("fold" if style == "fold" else "")  # another duplex mode: its own folder
     return folder / name if name == "bl.pdf" else folder / "bl" / name
 
 

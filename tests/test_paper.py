@@ -131,3 +131,21 @@ def test_every_toml_example_of_the_printing_doc_loads(tmp_path: Path) -> None:
         project = write_project(tmp_path / str(number)).joinpath("pnp.toml")
         project.write_text(project.read_text().replace('paper = "a4"\n', "") + "\n" + example)
         load_project(explicit=project)  # a mistake raises ConfigError
+
+
+def test_each_duplex_mode_and_paper_writes_its_own_files(tmp_path: Path) -> None:
+    project = write_project(tmp_path / "project")
+    assert pnp(project, "build", "bl.a").returncode == 0
+    long_file = project / "output" / "bl" / "bl.a.pdf"
+    before = long_file.read_bytes()
+    for args, folder in (
+        (("--duplex", "fold"), "fold"),
+        (("--duplex", "short"), "short"),
+        (("--paper", "letter", "--duplex", "fold"), "letter-fold"),
+    ):
+        done = pnp(project, "build", "bl.a", *args)
+        assert done.returncode == 0, done.stderr
+        assert f"wrote output/{folder}/bl/bl.a.pdf" in done.stderr
+    assert long_file.read_bytes() == before  # the long-edge file is untouched
+    with pdfplumber.open(project / "output" / "fold" / "bl" / "bl.a.pdf") as pdf:
+        assert len(pdf.pages) == 2  # fold: fronts and backs on one page, 3 a sheet

@@ -60,11 +60,15 @@ class BuildResult(OutputResult):
     holds: tuple[tuple[str, str], ...] = ()  # (kind, how many faces a sheet holds and why) for each kind drawn
 
 
-def output_root(project: Project, paper: str) -> Path:
-    """output/ for the project's paper; output/<paper>/ for another, so A4 and Letter coexist."""
-    if paper.lower() == project.paper.lower():
-        return project.output
-    return project.output / re.sub(r"[^a-z0-9.]+", "-", paper.lower()).strip("-")
+def output_root(project: Project, paper: str, duplex: str = "") -> Path:
+    """output/ for the project's paper and duplex; output/<paper>/, output/<duplex>/ or
+    output/<paper>-<duplex>/ for another, so A4 and Letter, long-edge and fold files coexist."""
+    parts = []
+    if paper.lower() != project.paper.lower():
+        parts.append(re.sub(r"[^a-z0-9.]+", "-", paper.lower()).strip("-"))
+    if duplex and duplex != project.duplex:
+        parts.append(duplex)
+    return project.output / "-".join(parts) if parts else project.output
 
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
@@ -115,7 +119,7 @@ def _build_checked(
 
     spec = sheet_spec(project, options)
     manifest = Manifest(project.output, project.root)
-    out_root = output_root(project, options.paper)
+    out_root = output_root(project, options.paper, options.duplex)
     code = code_digest()
     written: list[Path] = []
     skipped: list[Path] = []
@@ -275,7 +279,7 @@ def _build_sheets(
     from pnp.sheets.build import build_sheets
 
     draw, _inputs = token_drawer(loaded, localized.layouts if localized else None)  # digest: pnp/sheets/inputs.py
-    out_root = output_root(project, options.paper)
+    out_root = output_root(project, options.paper, options.duplex)
     if localized is None:
         return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw)
     results = build_sheets(
