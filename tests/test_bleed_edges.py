@@ -183,3 +183,27 @@ def test_every_cut_edge_carries_the_bleed(built: Callable[[str], Path], style: s
         for fault in edge_faults(image, faces)
     ]
     assert not faults, "\n".join(faults[:12])
+
+
+@pytest.mark.parametrize("style", ["butted", "fold"])
+def test_no_two_embedded_fonts_of_a_file_share_a_name(built: Callable[[str], Path], style: str) -> None:
+    """Each kind's file embeds its own subsets of a font, each named AAAAAA+ by reportlab; the
+    combined file holds them all, each under a tag of its own (prepress preflight checks this)."""
+    import pikepdf
+
+    files = sorted(built(style).joinpath("output").rglob("*.pdf"))
+    assert any(path.name == "bl.pdf" for path in files)
+    for path in files:
+        with pikepdf.open(path) as pdf:
+            names = [
+                str(obj.BaseFont)
+                for obj in pdf.objects
+                if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == pikepdf.Name.Font
+            ]
+            described = [
+                str(obj.FontName)
+                for obj in pdf.objects
+                if isinstance(obj, pikepdf.Dictionary) and obj.get("/Type") == pikepdf.Name.FontDescriptor
+            ]
+        assert names and len(set(names)) == len(names), (path.name, names)
+        assert len(set(described)) == len(described) == len(names), (path.name, described)

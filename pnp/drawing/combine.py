@@ -244,6 +244,7 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
             )
         if commands:
             page.contents_add(out.make_stream(("q\n" + "\n".join(commands) + "\nQ\n").encode()), prepend=True)
+    unique_subset_tags(out)
     out.docinfo[pikepdf.Name.Title] = title
     out.docinfo[pikepdf.Name.Creator] = "pnp"
     out.docinfo[pikepdf.Name.Producer] = "pnp"
@@ -251,6 +252,37 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     for opened in sources:
         opened.close()
     return total
+
+
+def unique_subset_tags(pdf: Any) -> None:
+    """Give every embedded font subset of `pdf` a tag of its own (AAAAAA+, AAAAAB+, ... in object
+    order): each kind's file names its first subset of a font AAAAAA+ (reportlab), so a file
+    made of several would hold many subsets under one name, which preflight flags and a RIP
+    may confuse. The descriptor's FontName follows its font's."""
+    import pikepdf
+
+    number = 0
+    for font in pdf.objects:
+        if not isinstance(font, pikepdf.Dictionary) or font.get("/Type") != pikepdf.Name.Font:
+            continue
+        base = str(font.get("/BaseFont", ""))
+        if len(base) < 9 or base[7] != "+":  # "/AAAAAA+Name": a subset
+            continue
+        name = pikepdf.Name("/" + subset_tag(number) + base[7:])
+        number += 1
+        font.BaseFont = name
+        descriptor = font.get("/FontDescriptor")
+        if isinstance(descriptor, pikepdf.Dictionary):
+            descriptor.FontName = name
+
+
+def subset_tag(number: int) -> str:
+    """The number-th subset tag: six capital letters (AAAAAA, AAAAAB, ... as base 26)."""
+    letters = []
+    for _ in range(6):
+        number, digit = divmod(number, 26)
+        letters.append(chr(ord("A") + digit))
+    return "".join(reversed(letters))
 
 
 def _boxes(placed: list[tuple[_Placed, bool, bool]]) -> tuple[Box, ...]:
