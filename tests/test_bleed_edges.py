@@ -176,6 +176,8 @@ def test_every_cut_edge_carries_the_bleed(built: Callable[[str], Path], style: s
         sequence = [tone(n) for n in range(COUNTS[file.removesuffix(".pdf")])]
     expected = expected_pages(style, sequence)
     images = pages(built_file(project, style, file), DPI)
+    if file == "bl.pdf":  # the read-me page first (and a blank back in duplex): no faces there
+        images = images[1 if style == "fold" else 2 :]
     assert len(images) == len(expected)
     faults = [
         f"page {n + 1}: {fault}"

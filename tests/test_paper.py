@@ -93,7 +93,8 @@ def test_auto_orientation_turns_the_page_of_the_kind_it_suits(tmp_path: Path) ->
     assert page_size(own, 0) == page_size(own, 1) == (297, 210)
     assert page_size(project / "output" / "bl" / "bl.a.pdf", 0) == (210, 297)
     combined = project / "output" / "bl.pdf"
-    assert page_size(combined, 0) == (210, 297) and page_size(combined, 2) == (297, 210)  # each kind's own turn
+    # the read-me and its blank back (portrait, as named), then each kind's sheets in its own turn
+    assert page_size(combined, 0) == page_size(combined, 2) == (210, 297) and page_size(combined, 4) == (297, 210)
     assert sorted(faces_on(own, 0)) == [f"b-{n}" for n in range(6)]
 
 
@@ -129,7 +130,7 @@ def test_every_toml_example_of_the_printing_doc_loads(tmp_path: Path) -> None:
     assert len(examples) >= 2
     for number, example in enumerate(examples):
         project = write_project(tmp_path / str(number)).joinpath("pnp.toml")
-        project.write_text(project.read_text().replace('paper = "a4"\n', "") + "\n" + example)
+        project.write_text('[project]\nname = "doc"\n\n' + example)  # the example's tables only
         load_project(explicit=project)  # a mistake raises ConfigError
 
 
@@ -149,3 +150,89 @@ def test_each_duplex_mode_and_paper_writes_its_own_files(tmp_path: Path) -> None
     assert long_file.read_bytes() == before  # the long-edge file is untouched
     with pdfplumber.open(project / "output" / "fold" / "bl" / "bl.a.pdf") as pdf:
         assert len(pdf.pages) == 2  # fold: fronts and backs on one page, 3 a sheet
+
+
+def mixed_project(root: Path, toml_extra: str = "") -> Path:
+    """The bleed game with 4 poker cards (bl.a), 5 tokens of 25 mm (bl.b) and 3 of 38 mm (bl.c)."""
+    project = write_project(root, toml_extra)
+    cards = project / "cards"
+    (cards / "a.json").write_text(json.dumps(json.loads((cards / "a.json").read_text())[:4]))
+    (cards / "b.json").write_text(json.dumps(json.loads((cards / "b.json").read_text())[:5]))
+    schema = (project / "schemas" / "bl.b.schema.json").read_text().replace("bl.b", "bl.c")
+    (project / "schemas" / "bl.c.schema.json").write_text(schema)
+    (cards / "c.json").write_text(json.dumps([{"kind": "bl.c", "id": f"c-{n}", "tone": "red"} for n in range(3)]))
+    for name, side in (("b", 25), ("c", 38)):
+        layout = {"extends": "bl-base", "kinds": [f"bl.{name}"], "size": {"width": side, "height": side}}
+        layout["front"] = {"elements": [{"name": "id", "type": "text", "x": 3, "y": 8, "w": side - 6, "h": 6, "text": "{{ id }}", "size": 7, "color": "#ffffff"}]}  # fmt: skip
+        (project / "layouts" / f"bl-{name}.json").write_text(json.dumps(layout))
+    return project
+
+
+@pytest.mark.parametrize(("mix", "sheets"), [(False, "2 sheets"), (True, "1 sheet")])
+def test_cards_and_tokens_of_several_sizes_share_sheets_when_asked(tmp_path: Path, mix: bool, sheets: str) -> None:
+    """One size per sheet takes 3 sheets (each kind's own file); tokens of both sizes share one by
+    default (2 in all); with mix-sizes the cards and both token sizes fit on 1."""
+    project = mixed_project(tmp_path / "project", "\n[paper]\nmix-sizes = true\n" if mix else "")
+    done = pnp(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for kind in ("bl.a", "bl.b", "bl.c"):
+        assert f"wrote output/bl/{kind}.pdf (1 sheet)" in done.stderr
+    assert f"wrote output/bl.pdf ({sheets})" in done.stderr
+    if mix:
+        on_sheet = faces_on(project / "output" / "bl.pdf", 2)  # after the read-me and its blank back
+        assert set(on_sheet) == {f"a-{n}" for n in range(4)} | {f"b-{n}" for n in range(5)}
+        with pdfplumber.open(project / "output" / "bl.pdf") as pdf:
+            words = {w["text"] for w in pdf.pages[2].extract_words()}
+        assert {"c-0", "c-1", "c-2"} <= words
+
+
+@pytest.fixture(scope="module")
+def read_me(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bleed game with docs/printing.md's not-included list, built (long-edge duplex) and in fold."""
+    project = write_project(tmp_path_factory.mktemp("readme") / "project")
+    toml = project / "pnp.toml"
+    example = next(text for text in doc_tomls() if "not-included" in text)
+    missing = example.split("not-included = ", 1)[1].split("\n", 1)[0]
+    toml.write_text(toml.read_text().replace('folder = "bl"', f'folder = "bl"\nnot-included = {missing}'))
+    for args in ((), ("--duplex", "fold")):
+        done = pnp(project, "build", *args)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "read-me-first.pdf" in done.stderr
+    return project
+
+
+def page_text(pdf: Path, page: int) -> str:
+    with pdfplumber.open(pdf) as document:
+        return " ".join((document.pages[page].extract_text() or "").split())
+
+
+def test_the_read_me_page_says_what_to_print_and_how(read_me: Path) -> None:
+    own = read_me / "output" / "bl" / "read-me-first.pdf"
+    with pdfplumber.open(own) as pdf:
+        assert len(pdf.pages) == 1
+    text = page_text(own, 0)
+    for words in (
+        "Bleed",
+        "Everything, in one file: bl.pdf: every kind (bl.a, bl.b), 2 sheets of paper",
+        "bl/bl.a.pdf: bl.a, 5 faces, 1 sheet of paper",
+        "bl/bl.b.pdf: bl.b, 9 faces, 1 sheet of paper",
+        "Paper: a4 (210.0 x 297.0 mm); margins 4 mm",
+        "Scale: 100 % (actual size)",
+        "a bl.a face measures 63 x 88 mm between its crop marks",
+        "flipping on the long edge",
+        "Butted faces share their cut lines",
+        "Not included in this kit",
+        "six dice",
+    ):
+        assert words in text, (words, text)
+
+
+def test_the_read_me_comes_first_in_the_combined_file(read_me: Path) -> None:
+    combined = read_me / "output" / "bl.pdf"
+    with pdfplumber.open(combined) as pdf:
+        assert len(pdf.pages) == 2 + 4  # the read-me and a blank back, then 2 sheets of fronts and backs
+        assert not (pdf.pages[1].extract_text() or "").strip()
+    assert "Read me first" in page_text(combined, 0) and "a-0" in page_text(combined, 2)
+    folded = read_me / "output" / "fold" / "bl.pdf"
+    assert "fold the sheet along the dashed line, glue" in page_text(folded, 0)
+    assert "a-0" in page_text(folded, 1)  # fold prints single-sided: no blank page after the read-me

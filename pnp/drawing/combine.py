@@ -101,6 +101,10 @@ def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
                 result.extend(pooled)
             continue
         result.extend(gridded[key])
+    if spec.mix_sizes and len(groups) > 1:  # [paper] mix-sizes: every face of the game shelf-packed together
+        mixed = _token_sheets(parts, [m for members in groups.values() for m in members], spec)
+        if mixed is not None and len(mixed) < len(result):  # only where that saves paper
+            return mixed
     return result
 
 
@@ -173,9 +177,12 @@ def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
     return len(combined_sheets(parts, spec))
 
 
-def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str) -> int:
+def write_combined(
+    handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str, front: bytes = b""
+) -> int:
     """Write the packed file; returns its number of sheets. In duplex every sheet has a back page
-    (blank where no face on it has a back), so fronts stay on odd pages; in fold, one page a sheet."""
+    (blank where no face on it has a back), so fronts stay on odd pages; in fold, one page a sheet.
+    `front`: a PDF whose pages come first (the game's read-me, an even count in duplex)."""
     import pikepdf
 
     layout = combined_sheets(parts, spec)
@@ -244,6 +251,10 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
             )
         if commands:
             page.contents_add(out.make_stream(("q\n" + "\n".join(commands) + "\nQ\n").encode()), prepend=True)
+    if front:
+        matter = pikepdf.open(io.BytesIO(front))
+        for number, page in enumerate(matter.pages):
+            out.pages.insert(number, page)
     unique_subset_tags(out)
     out.docinfo[pikepdf.Name.Title] = title
     out.docinfo[pikepdf.Name.Creator] = "pnp"

@@ -8,6 +8,7 @@ schema error is drawn all the same, and the errors are reported); each file is w
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, replace
 from functools import partial
@@ -22,7 +23,6 @@ from pnp.core.output import (
     current,
     digest,
     remove_output,
-    write_bytes,
 )
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
@@ -133,7 +133,7 @@ def _build_checked(
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
-        geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page)  # [paper]
+        geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter, *geometry)
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, sum(1 for _ in loaded.records(kind))))
@@ -172,23 +172,31 @@ def _build_checked(
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
-        if len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none"):
-            if combined.exists():  # it would be the kind's file again: not written (docs: README)
-                remove_output(combined)
-            continue
-        key = digest(code, [k for _, k, _, _ in entries])
-        if not options.force and manifest.fresh(combined, key):
-            skipped.append(combined)
-            continue
+        alone = len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none")
+        if alone and combined.exists():  # it would be the kind's file again: not written (docs: README)
+            remove_output(combined)
         stopped = not options.keep_going and any(p.severity == "error" for p in problems)
         if stopped or not all(current(path).is_file() for path, *_ in entries):
             continue
         parts = [_part(loaded, layout, kind, current(path), spec) for path, _, layout, kind in entries]
+        front = b""  # the game's read-me page, first in its combined file
+        if project.read_me:
+            front = _read_me(project, options, spec, parts, None if alone else combined, out_root, manifest, code)
+            (written if front else skipped).append(out_root / folder / READ_ME)
+            front = front or _read_me_bytes(project, options, spec, parts, None if alone else combined, out_root)
+        if alone:
+            continue
+        key = digest(code, [k for _, k, _, _ in entries], hashlib.sha256(front).hexdigest())
+        if not options.force and manifest.fresh(combined, key):
+            skipped.append(combined)
+            continue
         title = project.game(entries[0][3]).title
-        if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied
-            write_bytes(combined, parts[0].path.read_bytes())
+        if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied (after the read-me)
+            atomic_write(combined, partial(_prepended, front=front, path=parts[0].path))
         else:
-            atomic_write(combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder))
+            atomic_write(
+                combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder, front=front)
+            )
         sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)
@@ -222,6 +230,7 @@ def sheet_spec(project: Project, options: BuildOptions) -> SheetSpec:
         columns=paper.columns,
         rows=paper.rows,
         per_page=paper.per_page,
+        mix_sizes=paper.mix_sizes,
     )
 
 
@@ -248,6 +257,68 @@ def kind_holds(
             problem = paper_problem(loaded.project, message, options.margin_mm is None)
             raise ConfigError(message, (problem,) if problem else ()) from None
     return found
+
+
+READ_ME = "read-me-first.pdf"
+
+
+def _read_me_bytes(
+    project: Project, options: BuildOptions, spec: SheetSpec, parts: list[Part], combined: Path | None, out_root: Path
+) -> bytes:
+    """A game's read-me page as a PDF (pnp.drawing.readme), an even number of pages in duplex."""
+    import io
+
+    from pnp.drawing.readme import write_read_me
+    from pnp.outputs.readmefile import plan_read_me
+
+    readme = plan_read_me(project, options.paper, spec, parts, combined, out_root)
+    buffer = io.BytesIO()
+    write_read_me(buffer, readme, (spec.page_width, spec.page_height), even=spec.duplex in ("long", "short"))
+    return buffer.getvalue()
+
+
+def _read_me(
+    project: Project,
+    options: BuildOptions,
+    spec: SheetSpec,
+    parts: list[Part],
+    combined: Path | None,
+    out_root: Path,
+    manifest: Manifest,
+    code: str,
+) -> bytes:
+    """Write output/<game>/read-me-first.pdf (one page) unless fresh; its bytes for the combined
+    file (an even page count in duplex), or b"" when it was fresh."""
+    from pnp.drawing.readme import write_read_me
+    from pnp.outputs.readmefile import plan_read_me
+
+    readme = plan_read_me(project, options.paper, spec, parts, combined, out_root)
+    target = out_root / project.game(parts[0].kind).folder / READ_ME
+    key = digest(code, repr(readme), spec.page_width, spec.page_height)
+    if not options.force and manifest.fresh(target, key):
+        return b""
+    atomic_write(target, partial(write_read_me, readme=readme, pagesize=(spec.page_width, spec.page_height)))
+    manifest.record(target, key)
+    return _read_me_bytes(project, options, spec, parts, combined, out_root)
+
+
+def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:
+    """The PDF at `path` after the pages of `front` (nothing: the file as it is)."""
+    if not front:
+        handle.write(path.read_bytes())
+        return
+    import io
+    from typing import BinaryIO, cast
+
+    import pikepdf
+
+    from pnp.drawing.combine import unique_subset_tags
+
+    with pikepdf.open(io.BytesIO(front)) as matter, pikepdf.open(path) as own:
+        for number, page in enumerate(matter.pages):
+            own.pages.insert(number, page)
+        unique_subset_tags(own)  # the read-me's subsets and the kind's, each under its own name
+        own.save(cast(BinaryIO, handle), deterministic_id=True, compress_streams=True)
 
 
 def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec) -> Part:

@@ -30,6 +30,7 @@ class Game:
     prefix: str
     title: str
     folder: str
+    not_included: tuple[str, ...] = ()  # [games.X] not-included: what the kit leaves out (the read-me page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,7 @@ class Project:
     kinds: dict[str, KindSpec] = field(default_factory=dict)
     kind_files: dict[Path, str] = field(default_factory=dict)
     sheet: PaperSettings = PaperSettings()  # [paper]: orientation, margins, printer, grid
+    read_me: bool = True  # [build] read-me: each game's "read me first" page (pnp.drawing.readme)
 
     @property
     def data_only(self) -> bool:
@@ -158,7 +160,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         if not folder_name.strip() or "/" in folder_name or "\\" in folder_name or folder_name.startswith("."):
             what = "may not be empty" if not folder_name.strip() else "must be a plain folder name"
             settings.fail(f"games.{prefix}", "folder", f'[games.{prefix}] folder {what} (such as folder = "{prefix}")')
-        games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
+        missing = tuple(str(item) for item in spec.get("not-included", []))
+        games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name, missing)
     build = settings.table("build")
     paper = str(build.get("paper", "a4"))
     sheet, sized = _paper_table(settings)
@@ -205,6 +208,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         kinds=kinds,
         kind_files=kind_files,
         sheet=sheet,
+        read_me=bool(build.get("read-me", True)),
     )
 
 
@@ -228,8 +232,9 @@ KEYS: dict[str, dict[str, str]] = {
         "cutting": "cutting",
         "gutter": "gutter",
         "languages": "languages",
+        "read-me": "bool",
     },
-    "games.*": {"title": "str", "folder": "str"},
+    "games.*": {"title": "str", "folder": "str", "not-included": "strings"},
     "paper": {
         "size": "paper",
         "orientation": "orientation",
@@ -238,6 +243,7 @@ KEYS: dict[str, dict[str, str]] = {
         "cards-per-page": "count",
         "rows": "count",
         "columns": "count",
+        "mix-sizes": "bool",
     },
 }
 MAX_GRID = 50  # rows, columns: no paper holds more cards across
@@ -334,6 +340,12 @@ def _value_problem(rule: str, value: Any) -> str | None:
         return f"cutting must be butted or gutter{_hint(str(value), list(CUTTING_STYLES))}"
     if rule == "gutter" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 50):
         return "gutter must be a number of millimetres from 0 to 50 (space between two cards' bleeds)"
+    if rule == "strings" and (
+        not isinstance(value, list) or len(value) > 100 or not all(isinstance(v, str) and len(v) <= 200 for v in value)
+    ):
+        return 'must be a list of at most 100 short texts: ["six dice", "the rulebook"]'
+    if rule == "bool" and not isinstance(value, bool):
+        return "must be true or false"
     if rule == "orientation" and value not in ORIENTATIONS:
         return f"orientation must be portrait, landscape or auto{_hint(str(value), list(ORIENTATIONS))}"
     if rule == "printer" and value not in PRINTERS:
@@ -388,6 +400,7 @@ def _paper_table(settings: ProjectFileCheck) -> tuple[PaperSettings, str | None]
         per_page=int(table.get("cards-per-page", 0)),
         rows=int(table.get("rows", 0)),
         columns=int(table.get("columns", 0)),
+        mix_sizes=bool(table.get("mix-sizes", False)),
         where=tuple(where),
     )
     return sheet, (str(table["size"]) if "size" in table else None)
