@@ -6,7 +6,8 @@ own, spread over two sheets of the combined file). For every face on every page,
 along each trim edge: just inside the trim the ink is the face's own colour, and `bleed - 0.5 mm`
 outside it the ink is the face's own colour too, unless a face is butted there (then that face's
 colour: the shared cut line has the right ink on both sides). The slots are worked out by hand
-below, for butted and gutter cutting, long-edge duplex and fold-and-glue.
+below, for butted and gutter cutting, long- and short-edge duplex and fold-and-glue; the combined
+file opens with the read-me page (and a blank back in duplex), which holds no face.
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ SLOTS = {
     "gutter": [(x, y) for y in (198.5, 104.5, 10.5) for x in (39.0, 108.0)],
     "fold": [(39.0, y) for y in (192.5, 104.5, 16.5)],
 }
-ARGS = {"butted": (), "gutter": ("--cutting", "gutter"), "fold": ("--duplex", "fold")}
+SLOTS["short"] = SLOTS["butted"]  # butted, backs turned over the short edge
+ARGS = {"butted": (), "gutter": ("--cutting", "gutter"), "fold": ("--duplex", "fold"), "short": ("--duplex", "short")}
 
 Face = tuple[float, float, tuple[int, int, int]]  # trim's lower-left corner (mm) and its colour
 
@@ -105,7 +107,10 @@ def expected_pages(style: str, sequence: list[str]) -> list[list[Face]]:
     for start in range(0, len(sequence), len(slots)):
         on_sheet = sequence[start : start + len(slots)]
         fronts = [(x, y, FRONT[t]) for (x, y), t in zip(slots, on_sheet, strict=False)]
-        backs = [(PAGE_W - x - W, y, BACK[t]) for (x, y), t in zip(slots, on_sheet, strict=False)]
+        if style == "short":  # the paper turned over its short edge: y mirrored
+            backs = [(x, PAGE_H - y - H, BACK[t]) for (x, y), t in zip(slots, on_sheet, strict=False)]
+        else:  # over its long edge (or folded about the page's vertical centre): x mirrored
+            backs = [(PAGE_W - x - W, y, BACK[t]) for (x, y), t in zip(slots, on_sheet, strict=False)]
         result.extend([fronts + backs] if style == "fold" else [fronts, backs])
     return result
 
@@ -162,7 +167,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 def built_file(project: Path, style: str, name: str) -> Path:
     """Where a build in `style` writes `name` (bl.a.pdf, or bl.pdf for the combined file)."""
-    folder = project / "output" / ("fold" if style == "fold" else "")  # another duplex mode: its own folder
+    folder = project / "output" / (style if style in ("fold", "short") else "")  # another duplex mode: its own folder
     return folder / name if name == "bl.pdf" else folder / "bl" / name
 
 

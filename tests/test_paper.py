@@ -52,6 +52,10 @@ def test_nine_butted_poker_cards_on_letter(letter: tuple[Path, str]) -> None:
     assert page_size(own, 0) == (216, 279)  # portrait: landscape holds 8
     assert sorted(faces_on(own, 0)) == [f"b-{n}" for n in range(9)]
     assert "wrote output/bl/bl.b.pdf (1 sheet)" in stderr
+    with pdfplumber.open(own) as pdf:  # 4.7 mm below the ink: the sheet's label goes to the left margin, turned
+        label = [c for c in pdf.pages[0].chars if c["x0"] < 10 * PT]
+        bottom = [c for c in pdf.pages[0].chars if c["bottom"] > pdf.pages[0].height - 4.7 * PT]
+    assert "".join(c["text"] for c in label) == "bl.b 1/1, fronts" and not bottom
 
 
 def test_nine_butted_poker_cards_on_a4(tmp_path: Path) -> None:

@@ -241,7 +241,7 @@ def kind_holds(
     is a configuration error located at the [paper] setting to change (never at the layout)."""
     from pnp.core.problems import ConfigError
     from pnp.drawing.findings import paper_problem
-    from pnp.drawing.impose import ImpositionError, for_faces, holds, oriented
+    from pnp.drawing.impose import ImpositionError, for_faces, grid, holds, oriented
     from pnp.drawing.render import Renderer
 
     found = []
@@ -253,6 +253,10 @@ def kind_holds(
         try:
             found.append((kind, holds(renderer.width, renderer.height, own, options.paper)))
         except ImpositionError as err:
+            try:  # on the bare paper (no margins, no grid asked for) it fits: the [paper] settings are at fault
+                grid(renderer.width, renderer.height, replace(own, margin=0.0, columns=0, rows=0, per_page=0))
+            except ImpositionError:
+                continue  # the face is larger than the paper: a layout-error at its size, as drawing reports it
             message = f"{kind} (paper {options.paper}): {err}"
             problem = paper_problem(loaded.project, message, options.margin_mm is None)
             raise ConfigError(message, (problem,) if problem else ()) from None
