@@ -127,6 +127,8 @@ def test_impossible_geometry_is_a_located_configuration_error(tmp_path: Path, pa
     assert f"pnp.toml:{line}:1: error[config-error]: " in said and words in said, said
     assert "layout" not in said.split("error[config-error]:")[1]
     assert not (project / "output" / "bl").exists()
+    checked = pnp(project, "check")  # pnp check says what pnp build would
+    assert checked.returncode == 2 and f"pnp.toml:{line}:1: error[config-error]: " in checked.stdout + checked.stderr
 
 
 def test_every_toml_example_of_the_printing_doc_loads(tmp_path: Path) -> None:

@@ -406,6 +406,9 @@ def _run() -> None:
         err.show()
         sys.exit(2)
     except ConfigError as err:
+        if err.problems:  # located in pnp.toml: its own line (FILE:LINE:COL: error[config-error]: ...)
+            report_problems(err.problems, "text")
+            sys.exit(2)
         click.echo(f"pnp: error: {one_line(str(err))}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:

@@ -62,6 +62,11 @@ class PaperSettings:
         """The margin in millimetres: the one asked for, or the printer's minimum."""
         return self.margin_mm if self.margin_mm is not None else PRINTERS[self.printer]
 
+    @property
+    def asked(self) -> bool:
+        """Whether pnp.toml sets any of [paper]'s geometry (margin, printer, orientation, grid)."""
+        return any(key not in ("size", "mix-sizes") for key, *_ in self.where)
+
     def located(self, *keys: str) -> tuple[str, int, int] | None:
         """Where the first of `keys` that is set in [paper] is (pnp.toml, line, column), or None."""
         found = {key: (path, line, column) for key, path, line, column in self.where}

@@ -150,6 +150,34 @@ def paper_problem(project: Project, message: str, located: bool = True) -> Probl
     return Problem(file, line, column, "", "config-error", "error", message)
 
 
+def paper_geometry(loaded: LoadedProject, spec: SheetSpec) -> None:
+    """Raise a located ConfigError when [paper] (margins, printer, grid) shuts a kind's faces out of
+    a paper they fit bare; a face larger than the paper is left to the layout-error drawing reports."""
+    from dataclasses import replace
+
+    from pnp.core.problems import ConfigError
+    from pnp.drawing.impose import MM, ImpositionError, for_faces, grid, oriented, with_cutting
+    from pnp.drawing.render import Renderer
+
+    project = loaded.project
+    for kind in loaded.kinds_to_build():
+        layout = loaded.layouts.by_kind[kind]
+        renderer = Renderer(layout, project.root, loaded.icons)
+        own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
+        own = replace(for_faces(own, layout.has_back), bleed=renderer.bleed)
+        own = oriented(own, renderer.width, renderer.height)
+        try:
+            grid(renderer.width, renderer.height, own)
+        except ImpositionError as err:
+            try:
+                grid(renderer.width, renderer.height, replace(own, margin=0.0, columns=0, rows=0, per_page=0))
+            except ImpositionError:
+                continue
+            message = f"{kind} (paper {project.paper}): {err}"
+            problem = paper_problem(project, message)
+            raise ConfigError(message, (problem,) if problem else ()) from None
+
+
 def render_findings(
     loaded: LoadedProject,
     broken: AbstractSet[tuple[int, int]] = frozenset(),
@@ -185,6 +213,8 @@ def render_findings(
         rows=paper.rows,
         per_page=paper.per_page,
     )
+    if project.sheet.asked:  # [paper] in pnp.toml: a face it shuts out is its error, as pnp build says
+        paper_geometry(loaded, spec)
     cache = project.output / CACHE_FOLDER
     digests = FaceDigests(
         loaded,
