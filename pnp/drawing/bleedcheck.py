@@ -6,7 +6,7 @@ image with `"bleed": true` fitted with `contain` (which leaves the bleed empty u
 proportions match the grown frame).
 `outside-safe-zone`: an element drawn for some record closer to the cut than the layout's
 `safe` (or a print shop's): a cut a hair off clips it. Both are reported by `pnp check` (through
-pnp.drawing.facecache; `pnp build` reports short-of-bleed only) and by the exports.
+pnp.drawing.facecache), by `pnp build` (pnp.drawing.findings.render_kind) and by the exports.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ def render_kind(
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
     drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets)."""
-    from pnp.drawing.bleedcheck import bleed_findings
+    from pnp.drawing.bleedcheck import bleed_findings, safe_findings
     from pnp.drawing.impose import ImpositionError
     from pnp.drawing.pdf import expand_faces, write_cut_sheets
     from pnp.drawing.render import Renderer
@@ -70,7 +70,7 @@ def render_kind(
     if records is None:
         records = [((f, i), r) for f, i, r in loaded.records(kind)]
     faces, issues = expand_faces(renderer, records)
-    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer)]  # safe zone: pnp check, exports
+    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer), *safe_findings(renderer, faces)]
     drawn: list[tuple[Any, Finding]] = []
     try:
         drawn = [
