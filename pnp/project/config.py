@@ -343,7 +343,7 @@ def _value_problem(rule: str, value: Any) -> str | None:
     if rule == "strings" and (
         not isinstance(value, list) or len(value) > 100 or not all(isinstance(v, str) and len(v) <= 200 for v in value)
     ):
-        return 'must be a list of at most 100 short texts: ["the rulebook", "a pencil"]'
+        return 'must be a list of at most 100 short texts: ["a pencil", "six counters"]'
     if rule == "bool" and not isinstance(value, bool):
         return "must be true or false"
     if rule == "orientation" and value not in ORIENTATIONS:
