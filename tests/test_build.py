@@ -54,8 +54,9 @@ def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def card_pdf(project: Path) -> Path:
-    return project / "output" / "test" / "test.card.pdf"
+def card_pdf(project: Path, duplex: str = "long") -> Path:
+    """The card file; a duplex mode other than pnp.toml's (long) builds into output/<duplex>/."""
+    return project / "output" / ("" if duplex == "long" else duplex) / "test" / "test.card.pdf"
 
 
 @pytest.mark.parametrize(
@@ -129,7 +130,7 @@ def test_backs_line_up_with_fronts(project: Path, duplex: str) -> None:
     assert pnp(project, "build", "--duplex", duplex).returncode == 0
     records = json.loads((project / "cards" / "cards.json").read_text())
     faces = [r["id"] for r in records for _ in range(r.get("copies", 1))]
-    with pdfplumber.open(card_pdf(project)) as pdf:
+    with pdfplumber.open(card_pdf(project, duplex)) as pdf:
         titles = _front_titles(pdf.pages[0])
         backs = pdf.pages[1]
         centres = _word_centres(backs, "card-")
@@ -151,7 +152,7 @@ def test_backs_line_up_with_fronts(project: Path, duplex: str) -> None:
 
 def test_fronts_only_has_no_back_pages(project: Path) -> None:
     assert pnp(project, "build", "--duplex", "none").returncode == 0
-    assert len(PdfReader(card_pdf(project)).pages) == 2  # 12 faces, 9 per sheet, no backs
+    assert len(PdfReader(card_pdf(project, "none")).pages) == 2  # 12 faces, 9 per sheet, no backs
 
 
 def test_every_font_is_embedded(shared: Path) -> None:

@@ -25,7 +25,7 @@ DOC = ROOT / "docs" / "checks.md"
 # examples "(example output to be added)" instead of quoting an output line.
 # Codes no `pnp check` case can show: outside-safe-zone is reported by `pnp export printshop`
 # and is tested on real exports in tests/test_export.py.
-NOT_YET_COVERED: frozenset[str] = frozenset({"outside-safe-zone"})
+NOT_YET_COVERED: frozenset[str] = frozenset()
 
 # FILE:LINE:COL (or FILE:Sheet!C12): severity[code]: MESSAGE, as printed by --format text
 TEXT_LINE = re.compile(r"^\S+:(?:\d+:\d+|\S+![A-Z]+\d+): (?:error|warning)\[[a-z0-9-]+\]: .+$")

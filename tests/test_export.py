@@ -242,7 +242,7 @@ def test_png_sizes_at_300_dpi(poker_us: Path) -> None:
     for path in folder.glob("*.png"):
         with Image.open(path) as image:
             assert image.size == (750, 1050), path  # 2.5 x 3.5 in at 300 dpi
-            assert image.mode == "RGB"
+            assert image.mode == "RGBA"  # rounded cards, as cut: transparent outside their corners
     spells = sorted((poker_us / "output" / "test" / "png" / "test.spell").glob("*.png"))
     assert [p.name for p in spells] == [f"spell-{i}-front.png" for i in range(1, 6)]  # no back
     with Image.open(spells[0]) as image:
@@ -270,19 +270,20 @@ def test_png_pixels_match_the_print_shop_pdf(poker_us: Path) -> None:
                 png = png.convert("RGB")
                 # the card's centre, the art, the band, the rules text area, the trim corners;
                 # the PNG starts 37.5 px (1/8 in) into the page, so compare with both neighbours
-                for x, y in [(375, 525), (200, 300), (150, 30), (600, 900), (2, 2), (747, 1047)]:
+                for x, y in [(375, 525), (200, 300), (150, 30), (600, 900), (2, 525), (747, 525), (375, 1047)]:
                     pixel = png.getpixel((x, y))
                     neighbours = [page.getpixel((x + 37, y + 37)), page.getpixel((x + 38, y + 38))]
                     assert any(close(pixel, n, 6) for n in neighbours), (card, side, x, y, pixel, neighbours)
     finally:
         document.close()
     with Image.open(folder / "card-00-front.png") as png:
-        assert close(png.getpixel((150, 30)), ELEMENTS["fire"], 2)  # the band, straight from the palette
-        assert close(png.getpixel((375, 700)), (0xF7, 0xF1, 0xE3), 2)  # the card's background
+        assert close(png.convert("RGB").getpixel((150, 30)), ELEMENTS["fire"], 2)  # the band, from the palette
+        assert close(png.convert("RGB").getpixel((375, 700)), (0xF7, 0xF1, 0xE3), 2)  # the card's background
+        assert png.getpixel((2, 2))[3] == 0 and png.getpixel((375, 2))[3] == 255  # a rounded corner, cut
     with Image.open(folder / "card-01-front.png") as png:
-        assert close(png.getpixel((150, 30)), ELEMENTS["water"], 2)
+        assert close(png.convert("RGB").getpixel((150, 30)), ELEMENTS["water"], 2)
     with Image.open(folder / "card-00-back.png") as png:
-        assert close(png.getpixel((5, 5)), (0x2C, 0x3E, 0x50), 2)
+        assert close(png.convert("RGB").getpixel((5, 525)), (0x2C, 0x3E, 0x50), 2)
     ok(poker_us, "export", "png", "test.card", "--bleed", "--dpi", "144")
     with Image.open(folder / "card-00-front.png") as png:
         assert png.size == (396, 540)  # 2.75 x 3.75 in at 144 dpi

@@ -28,7 +28,7 @@ def check_round(project: Path) -> tuple[int, list[Problem]]:
     loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
     counter = DrawCounter()
     found = render_findings(loaded, counter=counter)
-    return counter.faces, sorted(f.locate(x) for f, x in found)
+    return counter.faces, sorted((f.locate(x) for f, x in found), key=Problem.sort_key)
 
 
 def edit(path: Path, index: int, **changes: object) -> None:

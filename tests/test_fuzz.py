@@ -108,7 +108,8 @@ def test_mutated_records(build_project: Path, case: tuple[str, Any]) -> None:
 def test_arbitrary_bytes(build_project: Path, raw: bytes) -> None:
     with replaced(build_project / "cards" / "raw.json", raw):
         problems = check_within_budget(build_project)
-    assert all(p.file.startswith("cards/") for p in problems), problems
+    found = [p for p in problems if p.code != "outside-safe-zone"]  # the layouts' own warnings
+    assert all(p.file.startswith("cards/") for p in found), problems
 
 
 LAYOUT_SCHEMA = inline_refs(json.loads((ROOT / "pnp" / "layout.schema.json").read_text()), ROOT / "pnp")

@@ -121,7 +121,7 @@ def _close(found: list[float], expected: list[float]) -> bool:
 STYLES = {
     "butted": ((), [10.5, 73.5, 136.5, 199.5], [16.5, 104.5, 192.5, 280.5]),
     "gutter": (("--cutting", "gutter"), [38, 101, 109, 172], [8.5, 96.5, 104.5, 192.5, 200.5, 288.5]),
-    "fold": (("--duplex", "fold"), [39, 102, 108, 171], [16.5, 104.5, 192.5, 280.5]),
+    "fold": ((), [39, 102, 108, 171], [16.5, 104.5, 192.5, 280.5]),  # duplex = "fold" in pnp.toml
 }
 
 
@@ -134,7 +134,8 @@ def styles(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
         if style not in built:
             project = make_project(tmp_path_factory.mktemp(style) / "project")
             toml = project / "pnp.toml"
-            toml.write_text(toml.read_text().replace('duplex = "long"', 'duplex = "long"\ngutter = 2'))
+            duplex = "fold" if style == "fold" else "long"
+            toml.write_text(toml.read_text().replace('duplex = "long"', f'duplex = "{duplex}"\ngutter = 2'))
             done = pnp(project, "build", *STYLES[style][0])
             assert done.returncode == 0, done.stdout + done.stderr
             built[style] = project
@@ -388,7 +389,7 @@ def test_cards_too_wide_for_half_the_page_fold_about_its_horizontal_centre(tmp_p
     project = make_project(tmp_path / "project")
     done = pnp(project, "build", "test.card", "--paper", "100x297mm", "--duplex", "fold")
     assert done.returncode == 0, done.stdout + done.stderr
-    with pdfplumber.open(project / "output" / "100x297mm" / "test" / "test.card.pdf") as pdf:
+    with pdfplumber.open(project / "output" / "100x297mm-fold" / "test" / "test.card.pdf") as pdf:
         page = pdf.pages[0]
         words = _words(page)
         dashed = [line for line in page.lines if line.get("dash") and line["dash"][0]]
@@ -396,7 +397,7 @@ def test_cards_too_wide_for_half_the_page_fold_about_its_horizontal_centre(tmp_p
     backs = [(text, x / MM, y / MM) for text, x, y in words if text.startswith("card-")]
     assert len(fronts) == len(backs) == 1
     assert dashed and all(abs((page.height - line["top"]) / MM - 148.5) < 0.1 for line in dashed)
-    with pdfplumber.open(project / "output" / "100x297mm" / "test" / "test.card.pdf") as pdf:
+    with pdfplumber.open(project / "output" / "100x297mm-fold" / "test" / "test.card.pdf") as pdf:
         xs, ys, _ = _mark_positions(pdf.pages[0])
     # trims: one column centred (18.5 to 81.5 mm); front 57.5-145.5 mm, back its mirror 151.5-239.5 mm
     assert _close(xs, [18.5, 81.5]) and _close(ys, [57.5, 145.5, 151.5, 239.5]), (xs, ys)

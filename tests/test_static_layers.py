@@ -2,7 +2,9 @@
 
 The reference PNGs in tests/render_reference/ were rasterised (tests/rasterise.py, pdfium, 50 dpi)
 from tests/build_project's PDFs as built by main before issue 16, when every element of every
-card was drawn in page coordinates and every line of text with its own drawString.
+card was drawn in page coordinates and every line of text with its own drawString; but for
+test.card-4.png (the backs of the sheet that is not full), rasterised again after issue 27, whose
+backs now carry their bleed below the empty row where the old page stopped on the crop line.
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ def test_fold_puts_each_back_beside_its_front_across_the_fold(tmp_path: Path) ->
     copy_project("token_project", project)
     done = pnp(project, "build", "--duplex", "fold")
     assert done.returncode == 0, done.stdout + done.stderr
-    with pdfplumber.open(project / "output" / "tok.pdf") as pdf:
+    with pdfplumber.open(project / "output" / "fold" / "tok.pdf") as pdf:
         first = pdf.pages[0]
         words = [
             (w["text"], (w["x0"] + w["x1"]) / 2 / MM, (first.height - (w["top"] + w["bottom"]) / 2) / MM)
@@ -208,7 +208,7 @@ def test_short_edge_backs_mirror_their_fronts_top_to_bottom(tmp_path: Path) -> N
     project = copy_project("token_project", tmp_path / "project")
     done = pnp(project, "build", "--duplex", "short")
     assert done.returncode == 0, done.stdout + done.stderr
-    with pdfplumber.open(project / "output" / "tok.pdf") as pdf:
+    with pdfplumber.open(project / "output" / "short" / "tok.pdf") as pdf:
         fronts, backs = centres(pdf.pages[0]), centres(pdf.pages[1])
     assert sorted(backs) == sorted(t for t in fronts if t[0] in "sh")
     for kind in "sh":
@@ -231,6 +231,9 @@ def honeycomb_project(tmp_path: Path, duplex: str, sheets: str) -> Path:
     import json
 
     project = copy_project("token_project", tmp_path / "project")
+    toml = project / "pnp.toml"
+    text = toml.read_text().replace('duplex = "long"', f'duplex = "{duplex}"')  # output/ holds this duplex mode
+    toml.write_text(text + "\n[paper]\nmargin = 5\n")  # the 5 mm margins worked out above
     layout_path = project / "layouts" / "tok-hex.json"
     layout = json.loads(layout_path.read_text())
     layout["size"] = {"width": round(HEX_WIDE, 3), "height": HEX_HIGH}
@@ -238,7 +241,7 @@ def honeycomb_project(tmp_path: Path, duplex: str, sheets: str) -> Path:
     layout_path.write_text(json.dumps(layout))
     records = [{"kind": "tok.hex", "id": f"h{n}", "name": f"H{n}"} for n in range(1, 25)]
     (project / "cards" / "hex.json").write_text(json.dumps(records, indent=1))
-    done = pnp(project, "build", "--duplex", duplex)
+    done = pnp(project, "build")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"wrote output/tok/tok.hex.pdf ({sheets})" in done.stderr
     return project

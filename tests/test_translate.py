@@ -265,7 +265,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = pnp(project, "build", "--lang", "all")
     assert done.returncode == 0, done.stdout + done.stderr
     # one kind with backs: no combined output/<lang>/tale.pdf, which would be the kind's file again
-    assert "pnp build --lang de: 1 written" in done.stderr and "pnp build --lang pl: 1 written" in done.stderr
+    # each language: its kind's file and the game's read-me page
+    assert "pnp build --lang de: 2 written" in done.stderr and "pnp build --lang pl: 2 written" in done.stderr
     return project
 
 

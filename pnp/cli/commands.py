@@ -249,6 +249,18 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     default=None,
     help="Cards sharing cut lines, or a gutter with each card's own bleed (default: pnp.toml [build] cutting; a layout's own \"cutting\" wins).",
 )
+@click.option(
+    "--orientation",
+    type=click.Choice(["portrait", "landscape", "auto"]),
+    default=None,
+    help="Turn the paper; auto: the orientation holding more faces of each kind (default: pnp.toml [paper] orientation).",
+)
+@click.option(
+    "--margin",
+    type=click.FloatRange(0, 100),
+    default=None,
+    help="Millimetres from the paper's edge to the nearest ink (default: pnp.toml [paper] margin, or its printer's minimum).",
+)
 @click.option("--force", is_flag=True, help="Rebuild even the files whose inputs did not change.")
 @click.option(
     "--format",
@@ -276,6 +288,8 @@ def build(
     paper: str | None,
     duplex: str | None,
     cutting: str | None,
+    orientation: str | None,
+    margin: float | None,
     force: bool,
     fmt: str,
     langs: tuple[str, ...],
@@ -285,6 +299,7 @@ def build(
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
     from pnp.core.limits import exceeded
+    from pnp.core.units import PRINTERS
     from pnp.drawing.impose import MM, Cutting, Duplex, ImpositionError, parse_paper
     from pnp.outputs.build import BuildOptions
 
@@ -296,7 +311,17 @@ def build(
         raise ConfigError(str(err)) from None
     if longer > project.limits.paper_mm:
         raise ConfigError(exceeded("paper_mm", f"paper {paper_name} is {longer:.6g} mm long"))
+    least = PRINTERS[project.sheet.printer]
+    if margin is not None and margin < least:
+        raise ConfigError(
+            f"--margin {margin:g} is inside the {least:g} mm a {project.sheet.printer} printer cannot print "
+            f'(pnp.toml [paper] printer); use --margin {least:g} or more, or printer = "borderless"'
+        )
+    if margin is not None and 2 * margin >= min(parse_paper(paper_name)) / MM:
+        raise ConfigError(f"--margin {margin:g} leaves nothing of {paper_name} paper; use smaller margins")
     options = BuildOptions(
+        orientation=orientation,
+        margin_mm=margin,
         paper=paper_name,
         duplex=cast(Duplex, duplex or project.duplex),
         cutting=cast(Cutting, cutting) if cutting else None,
@@ -318,7 +343,9 @@ def _build_one(project: Project, options: BuildOptions, fmt: str, seen: set[Prob
     from pnp.core.output import OutputResult
     from pnp.project import stamp
 
-    key = f"{options.paper}|{options.duplex}|{options.lang}|{options.fallback}"
+    key = (
+        f"{options.paper}|{options.duplex}|{options.lang}|{options.fallback}|{options.orientation}|{options.margin_mm}"
+    )
     digest = None if options.kinds else stamp.input_digest(project, key)  # --force rebuilds, and stamps
     fresh = stamp.fresh_outputs(project, key, digest) if digest and not options.force else None
     if fresh is not None:  # nothing changed since a clean build: nothing to load, nothing to draw
@@ -326,7 +353,13 @@ def _build_one(project: Project, options: BuildOptions, fmt: str, seen: set[Prob
     else:
         from pnp.outputs.build import run_build
 
-        result = run_build(project, options)
+        try:
+            result = run_build(project, options)
+        except ConfigError as err:  # a face the paper cannot hold as asked: located at [paper]
+            if not err.problems:
+                raise
+            report_problems(err.problems, fmt)
+            return 2
         if digest and not result.problems:
             stamp.record(project, key, digest, result.written + result.skipped)
     if result.problems:
@@ -335,6 +368,8 @@ def _build_one(project: Project, options: BuildOptions, fmt: str, seen: set[Prob
     for path in result.written:
         count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""
         click.echo(f"wrote {project.display(path)}{count}", err=True)
+    for kind, holds in getattr(result, "holds", ()):  # how many faces a sheet holds, and why no more
+        click.echo(f"{kind}: {holds}", err=True)
     label = f" --lang {options.lang}" if options.lang else ""
     fell_back = getattr(result, "fallbacks", 0)  # --fallback: how many source texts this language drew
     if fell_back:
@@ -403,6 +438,9 @@ def _run() -> None:
         err.show()
         sys.exit(2)
     except ConfigError as err:
+        if err.problems:  # located in pnp.toml: its own line (FILE:LINE:COL: error[config-error]: ...)
+            report_problems(err.problems, "text")
+            sys.exit(2)
         click.echo(f"pnp: error: {one_line(str(err))}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:

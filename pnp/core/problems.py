@@ -101,7 +101,7 @@ CODES: dict[str, Code] = {
     "limit-exceeded": Code("error", "an input over one of the limits on work (copies, sizes, problems per file...)"),
     # exports
     "short-of-bleed": Code("warning", "art touching the trim edge that stops there instead of reaching the bleed"),
-    "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone (pnp export)"),
+    "outside-safe-zone": Code("warning", "an element closer to the cut than the layout's safe zone"),
 }
 
 # Names usable with --ignore / --select besides single codes.
@@ -158,6 +158,7 @@ CODE_GROUPS: dict[str, tuple[str, ...]] = {
         "missing-glyph",
         "missing-font-style",
         "short-of-bleed",
+        "outside-safe-zone",
     ),
 }
 

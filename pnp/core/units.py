@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 MM = 72 / 25.4  # one millimetre in points (reportlab.lib.units.mm is the same float)
 PAPERS: dict[str, tuple[float, float]] = {
@@ -35,3 +36,38 @@ def parse_paper(name: str) -> tuple[float, float]:
     raise ImpositionError(
         f"unknown paper {name!r}; use a4, letter, a3, legal or WIDTHxHEIGHT with mm, in or pt (210x297mm)"
     )
+
+
+# [paper] printer: the strip along each edge a printer cannot print (mm). Home inkjets and lasers
+# leave 3 to 5 mm; pnp's margins (paper edge to the nearest ink) are never narrower.
+PRINTERS: dict[str, float] = {"borderless": 0.0, "inkjet": 3.0, "home": 4.0, "laser": 5.0}
+ORIENTATIONS = ("portrait", "landscape", "auto")
+
+
+@dataclass(frozen=True, slots=True)
+class PaperSettings:
+    """pnp.toml's [paper]: how faces are laid on a sheet, beyond its size (docs/printing.md)."""
+
+    orientation: str = ""  # portrait | landscape | auto; "": the paper as named (a4: portrait)
+    printer: str = "home"  # a key of PRINTERS
+    margin_mm: float | None = None  # paper edge to the nearest ink; None: the printer's minimum
+    per_page: int = 0  # cards-per-page: at most this many faces a sheet (0: as many as fit)
+    rows: int = 0  # an exact grid (0: as many as fit)
+    columns: int = 0
+    mix_sizes: bool = False  # mix-sizes: a game's cards and tokens of every size on shared sheets
+    where: tuple[tuple[str, str, int, int], ...] = ()  # key, pnp.toml as shown, line, column: to locate an error
+
+    @property
+    def margin(self) -> float:
+        """The margin in millimetres: the one asked for, or the printer's minimum."""
+        return self.margin_mm if self.margin_mm is not None else PRINTERS[self.printer]
+
+    @property
+    def asked(self) -> bool:
+        """Whether pnp.toml sets any of [paper]'s geometry (margin, printer, orientation, grid)."""
+        return any(key not in ("size", "mix-sizes") for key, *_ in self.where)
+
+    def located(self, *keys: str) -> tuple[str, int, int] | None:
+        """Where the first of `keys` that is set in [paper] is (pnp.toml, line, column), or None."""
+        found = {key: (path, line, column) for key, path, line, column in self.where}
+        return next((found[key] for key in keys if key in found), None)

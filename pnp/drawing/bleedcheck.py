@@ -1,8 +1,12 @@
-"""`short-of-bleed`: art that touches the trim edge but stops there, so a cut a hair off shows paper.
+"""What a cut a hair off would spoil, read from the prepared layout and the records (no drawing).
 
-Read from the prepared layout (no drawing): a rect or image reaching an edge of a rectangular
-card without `"bleed": true`, or an image with `"bleed": true` fitted with `contain` (which
-leaves the bleed empty unless its proportions match the grown frame).
+`short-of-bleed`: art that touches the trim edge but stops there, so a cut a hair off shows
+paper: a rect or image reaching an edge of a rectangular card without `"bleed": true`, or an
+image with `"bleed": true` fitted with `contain` (which leaves the bleed empty unless its
+proportions match the grown frame).
+`outside-safe-zone`: an element drawn for some record closer to the cut than the layout's
+`safe` (or a print shop's): a cut a hair off clips it. Both are reported by `pnp check` (through
+pnp.drawing.facecache), by `pnp build` (pnp.drawing.findings.render_kind) and by the exports.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from pnp.core.units import MM
 
 EDGE = 0.01  # points
 CODE = "short-of-bleed"
+SAFE_CODE = "outside-safe-zone"
 
 
 def bleed_findings(renderer: Any) -> list[Finding]:
@@ -61,3 +66,74 @@ def _edges(renderer: Any, element: Any) -> list[str]:
 
 def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zone: str | None = None) -> list[Finding]:
+    """One warning per element (of the layout, not per record) whose box leaves the safe zone for
+    some face of `faces` (see docs/export.md for the rule): the layout's `safe`, or `safe` points
+    named `zone` (a print shop's preset)."""
+    from pnp.drawing.elements import DrawFailure
+    from pnp.drawing.render import TEMPLATE_FAILURES
+
+    width, height = renderer.width, renderer.height
+    if safe is None:
+        safe, zone = renderer.safe, f"layout {renderer.layout.name!r}"
+    sides = ("front", "back") if renderer.has_back else ("front",)
+    problems: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for face in faces:
+        record = face.record
+        context = {**record, "record": record, "palette": renderer.palettes, **face.extra}
+        for side in sides:
+            _, elements = renderer.faces[renderer.face_for(side, record)]
+            for element in elements:
+                marker = (side, element.name)  # where an element sits is the layout's: once per layout
+                if marker in seen:
+                    continue
+                try:
+                    if element.when is not None and not element.when(**context):
+                        continue
+                    if element.kind == "text" and not renderer.text_of(element, "text", context):
+                        continue
+                    if element.kind == "image" and not renderer.text_of(element, "src", context):
+                        continue
+                except (*TEMPLATE_FAILURES, DrawFailure):
+                    continue  # reported as a render problem
+                x0, y0, x1, y1 = _element_bounds(renderer, element)
+                if element.kind == "rect" and element.spec.get("bleed"):
+                    continue  # a background meant to run into the bleed
+                if x0 <= EDGE and y0 <= EDGE and x1 >= width - EDGE and y1 >= height - EDGE:
+                    continue  # covers the whole card: a background
+                edges = {"left": x0, "top": y0, "right": width - x1, "bottom": height - y1}
+                edge, distance = min(edges.items(), key=lambda item: item[1])
+                if distance >= safe - EDGE:
+                    continue
+                seen.add(marker)
+                if distance < -EDGE:
+                    where = f"runs {-distance / MM:.1f} mm past the {edge} edge"
+                elif distance <= EDGE:
+                    where = f"touches the {edge} edge"
+                else:
+                    where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
+                message = (
+                    f"{side} element {element.name!r} ({element.kind}) {where}, outside the {safe / MM:g} mm "
+                    f"safe zone of {zone}; move it inwards "
+                    '(a background: a rect with "bleed": true)'
+                )
+                problems.append(Finding(SAFE_CODE, message, element.pointer, in_layout=True))
+    return problems
+
+
+def _element_bounds(renderer: Any, element: Any) -> tuple[float, float, float, float]:
+    """An element's box in points from the trim's top-left corner, y downwards: x0, y0, x1, y1."""
+    spec, scale = element.spec, renderer.scale
+    if element.kind == "polygon":
+        xs = [float(p[0]) * scale for p in spec.get("points", [])] or [0.0]
+        ys = [float(p[1]) * scale for p in spec.get("points", [])] or [0.0]
+        return min(xs), min(ys), max(xs), max(ys)
+    if element.kind == "line":
+        x2, y2 = float(spec.get("x2", 0)) * scale, float(spec.get("y2", 0)) * scale
+        return min(element.x, x2), min(element.y, y2), max(element.x, x2), max(element.y, y2)
+    w = element.w or (renderer.width - element.x)
+    h = element.h or (renderer.height - element.y)
+    return element.x, element.y, element.x + w, element.y + h

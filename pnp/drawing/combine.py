@@ -6,9 +6,11 @@ each face's drawing on a per-kind page (marked content, FACE_TAG), each face bec
 XObject of its own and is placed, clipped to its bleed, at its slot on the shared sheet; the
 combined file costs no rendering and shows exactly the per-kind faces.
 Backs go to the back slot of their front, so duplex stays aligned.
+Each face's own clip (cut back in its kind's butted file where a neighbour touched it) is widened
+to its whole bleed and the face is clipped again at its slot here, so a face whose neighbour slot
+is empty keeps its bleed on that edge whatever its neighbours were in its own file.
 Tokens of several sizes share token sheets instead (pnp.drawing.shelf) where that takes fewer sheets:
-there each face keeps its whole bleed (its own clip, cut back in its kind's butted file, is
-widened again) and gets its own cut guide.
+there each face keeps its whole bleed and gets its own cut guide.
 """
 
 from __future__ import annotations
@@ -26,14 +28,15 @@ from pnp.drawing.impose import (
     ImpositionError,
     Mark,
     SheetSpec,
+    clips,
     crop_marks,
     fold_line,
     for_faces,
     grid,
-    intersect,
+    oriented,
     pack,
 )
-from pnp.drawing.pdf import FACE_TAG, Frame, write_frames
+from pnp.drawing.pdf import FACE_TAG, Frame, ink_extent, write_frames
 from pnp.drawing.shelf import Piece, bleed_box, corner_ticks, hexagon, is_token, kind_sheets, shelf_pack, spacing
 
 
@@ -70,7 +73,7 @@ class _Sheet:
 
 
 def _part_spec(part: Part, spec: SheetSpec) -> SheetSpec:
-    return replace(for_faces(part.spec or spec, part.has_back), bleed=part.bleed)
+    return oriented(replace(for_faces(part.spec or spec, part.has_back), bleed=part.bleed), part.width, part.height)
 
 
 def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
@@ -98,31 +101,30 @@ def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
                 result.extend(pooled)
             continue
         result.extend(gridded[key])
+    if spec.mix_sizes and len(groups) > 1:  # [paper] mix-sizes: every face of the game shelf-packed together
+        mixed = _token_sheets(parts, [m for members in groups.values() for m in members], spec)
+        if mixed is not None and len(mixed) < len(result):  # only where that saves paper
+            return mixed
     return result
 
 
 def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet]:
     first = parts[members[0]]
     group_spec = replace(for_faces(first.spec or spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
+    group_spec = oriented(group_spec, first.width, first.height)
     shared = grid(first.width, first.height, group_spec)
     sheets = pack([parts[m].faces for m in members], shared.per_sheet)
-    return [
-        _Sheet(
-            tuple(
-                _Placed(
-                    members[p],
-                    i,
-                    shared.fronts[slot],
-                    shared.backs[slot],
-                    shared.front_clips[slot],
-                    shared.back_clips[slot],
-                )
-                for slot, (p, i) in enumerate(sheet)
-            ),
-            group_spec,
+    result = []
+    for sheet in sheets:
+        used = len(sheet)  # an empty slot is no neighbour: the faces beside it keep their bleed there
+        fronts, backs = shared.fronts[:used], shared.backs[:used]
+        front_clips, back_clips = clips(fronts, group_spec), clips(backs, group_spec)
+        placed = tuple(
+            _Placed(members[p], i, fronts[slot], backs[slot], front_clips[slot], back_clips[slot])
+            for slot, (p, i) in enumerate(sheet)
         )
-        for sheet in sheets
-    ]
+        result.append(_Sheet(placed, group_spec))
+    return result
 
 
 def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet] | None:
@@ -136,10 +138,20 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
     token_spec = replace(
         for_faces(own or spec, any(p.has_back for p in pieces)), bleed=max(p.bleed for p in pieces), cutting="gutter"
     )
-    try:
-        sheets = shelf_pack(pieces, token_spec)
-    except ImpositionError:
+    turns = [oriented(token_spec, 0, 0)] if token_spec.orientation != "auto" else [
+        replace(token_spec, orientation="portrait"), replace(token_spec, orientation="landscape")
+    ]  # fmt: skip
+    packings = []
+    for turned in turns:
+        turned = oriented(turned, 0, 0)
+        try:
+            packings.append((len(shelf_pack(pieces, turned)), turned))
+        except ImpositionError:
+            continue
+    if not packings:
         return None
+    token_spec = min(packings, key=lambda packing: packing[0])[1]  # auto: the orientation taking fewer sheets
+    sheets = shelf_pack(pieces, token_spec)
     return [
         _Sheet(
             tuple(
@@ -165,9 +177,12 @@ def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
     return len(combined_sheets(parts, spec))
 
 
-def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str) -> int:
+def write_combined(
+    handle: IO[bytes], parts: list[Part], spec: SheetSpec, title: str, name: str, front: bytes = b""
+) -> int:
     """Write the packed file; returns its number of sheets. In duplex every sheet has a back page
-    (blank where no face on it has a back), so fronts stay on odd pages; in fold, one page a sheet."""
+    (blank where no face on it has a back), so fronts stay on odd pages; in fold, one page a sheet.
+    `front`: a PDF whose pages come first (the game's read-me, an even count in duplex)."""
     import pikepdf
 
     layout = combined_sheets(parts, spec)
@@ -183,13 +198,19 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
         if sheet_spec.duplex == "fold":
             pages.append(fronts + backs)
             boxes = _boxes(fronts + backs)
-            frames.append(Frame(_guides(fronts + backs, parts, sheet), label, fold_line(boxes, sheet_spec)))
+            ink = ink_extent(boxes, sheet_spec.bleed)
+            frames.append(
+                Frame(_guides(fronts + backs, parts, sheet), label, fold_line(boxes, sheet_spec), sheet_spec, ink)
+            )
             continue
         pages.append(fronts)
-        frames.append(Frame(_guides(fronts, parts, sheet), f"{label}, fronts"))
+        ink = ink_extent(_boxes(fronts), sheet_spec.bleed)
+        frames.append(Frame(_guides(fronts, parts, sheet), f"{label}, fronts", spec=sheet_spec, ink=ink))
         if sheet_spec.duplex != "none":
             pages.append(backs)
-            frames.append(Frame(_guides(backs, parts, sheet), f"{label}, backs" if backs else ""))
+            ink = ink_extent(_boxes(backs), sheet_spec.bleed)
+            back_label = f"{label}, backs" if backs else ""
+            frames.append(Frame(_guides(backs, parts, sheet), back_label, spec=sheet_spec, ink=ink))
     buffer = io.BytesIO()
     write_frames(buffer, frames, spec, title)
     buffer.seek(0)
@@ -211,19 +232,14 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
             own = sheets[sheet_number]
             slot = face.index - own.first
             source_page, drawn = _source(part, sheet_number, len(own.fronts), slot, back, specs[face.part])
-            if (face.part, source_page) not in forms:
-                forms[face.part, source_page] = _face_forms(
-                    out, sources[face.part], source_page, part if whole else None
-                )
+            if (face.part, source_page) not in forms:  # each face with its whole bleed, clipped here to its slot
+                forms[face.part, source_page] = _face_forms(out, sources[face.part], source_page, part)
             resource = pikepdf.Name(f"/PnpFace{number}")  # not add_resource's random prefix: same bytes each build
             page.add_resource(forms[face.part, source_page][drawn], pikepdf.Name.XObject, resource)
             origin = (own.backs if back else own.fronts)[slot]
-            source_clip = (own.back_clips if back else own.front_clips)[slot]
             target = face.back if back else face.front
-            clip = face.back_clip if back else face.front_clip
+            area = face.back_clip if back else face.front_clip  # its bleed, cut back only where a neighbour is close
             dx, dy = target.x - origin.x, target.y - origin.y
-            moved = Box(source_clip.x + dx, source_clip.y + dy, source_clip.width, source_clip.height)
-            area = clip if whole else intersect(moved, clip)  # never more than the source drew of this face alone
             outline = ""
             if whole and part.shape == "hex":  # a honeycomb's neighbours come close: the grown hexagon only
                 corners = hexagon(target, part.bleed)
@@ -235,6 +251,11 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
             )
         if commands:
             page.contents_add(out.make_stream(("q\n" + "\n".join(commands) + "\nQ\n").encode()), prepend=True)
+    if front:
+        matter = pikepdf.open(io.BytesIO(front))
+        for number, page in enumerate(matter.pages):
+            out.pages.insert(number, page)
+    unique_subset_tags(out)
     out.docinfo[pikepdf.Name.Title] = title
     out.docinfo[pikepdf.Name.Creator] = "pnp"
     out.docinfo[pikepdf.Name.Producer] = "pnp"
@@ -242,6 +263,37 @@ def write_combined(handle: IO[bytes], parts: list[Part], spec: SheetSpec, title:
     for opened in sources:
         opened.close()
     return total
+
+
+def unique_subset_tags(pdf: Any) -> None:
+    """Give every embedded font subset of `pdf` a tag of its own (AAAAAA+, AAAAAB+, ... in object
+    order): each kind's file names its first subset of a font AAAAAA+ (reportlab), so a file
+    made of several would hold many subsets under one name, which preflight flags and a RIP
+    may confuse. The descriptor's FontName follows its font's."""
+    import pikepdf
+
+    number = 0
+    for font in pdf.objects:
+        if not isinstance(font, pikepdf.Dictionary) or font.get("/Type") != pikepdf.Name.Font:
+            continue
+        base = str(font.get("/BaseFont", ""))
+        if len(base) < 9 or base[7] != "+":  # "/AAAAAA+Name": a subset
+            continue
+        name = pikepdf.Name("/" + subset_tag(number) + base[7:])
+        number += 1
+        font.BaseFont = name
+        descriptor = font.get("/FontDescriptor")
+        if isinstance(descriptor, pikepdf.Dictionary):
+            descriptor.FontName = name
+
+
+def subset_tag(number: int) -> str:
+    """The number-th subset tag: six capital letters (AAAAAA, AAAAAB, ... as base 26)."""
+    letters = []
+    for _ in range(6):
+        number, digit = divmod(number, 26)
+        letters.append(chr(ord("A") + digit))
+    return "".join(reversed(letters))
 
 
 def _boxes(placed: list[tuple[_Placed, bool, bool]]) -> tuple[Box, ...]:
@@ -275,11 +327,11 @@ def _source(part: Part, sheet: int, on_sheet: int, slot: int, back: bool, spec: 
 _CLIP = re.compile(rb"n [-0-9. ]+ re W\*? n")
 
 
-def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = None) -> list[Any]:
+def _face_forms(out: Any, source: Any, page_number: int, whole: Part) -> list[Any]:
     """Each face drawn on a source page, in slot order, as a form XObject of `out`.
 
-    With `whole` (a token sheet's part), each face's own clip (pnp.drawing.render's first `re W* n`,
-    cut back in its file where butted neighbours touched it) becomes its whole bleed box.
+    Each face's own clip (pnp.drawing.render's first `re W* n`, cut back in its file where butted
+    neighbours touched it) becomes its whole bleed box (`whole`: the face's part).
 
     The page's content is split at its lines: pnp.drawing.pdf writes each face between a line
     `/PnpFace BMC` and its matching `EMC` (reportlab puts every operator on a line of its own,
@@ -302,7 +354,7 @@ def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = No
             if bare == opening:
                 faces.append([])
                 depth = 1
-                clipped = whole is None
+                clipped = False
             continue
         if bare.endswith((b" BMC", b" BDC")):
             depth += 1
@@ -310,7 +362,7 @@ def _face_forms(out: Any, source: Any, page_number: int, whole: Part | None = No
             depth -= 1
             if depth == 0:
                 continue
-        if not clipped and whole is not None and _CLIP.fullmatch(bare):
+        if not clipped and _CLIP.fullmatch(bare):
             clipped = True
             b = whole.bleed
             line = f"n {-b:.4f} {-b:.4f} {whole.width + 2 * b:.4f} {whole.height + 2 * b:.4f} re W n".encode()

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from pnp.core.paths import project_file
-from pnp.core.problems import Finding, sound_finding
+from pnp.core.problems import Finding, Problem, sound_finding
 from pnp.drawing.faces import icon_files as icon_files  # re-exported
 from pnp.drawing.faces import static_files
 from pnp.drawing.locate import layout_site as layout_site  # re-exported
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from pnp.drawing.facecache import DrawCounter
     from pnp.drawing.facestore import FaceStore
     from pnp.drawing.impose import SheetSpec
+    from pnp.project.config import Project
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
 
@@ -63,7 +64,7 @@ def render_kind(
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
     drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets);
     `store` reuses the faces drawn by the last build (pnp.drawing.facestore)."""
-    from pnp.drawing.bleedcheck import bleed_findings
+    from pnp.drawing.bleedcheck import bleed_findings, safe_findings
     from pnp.drawing.facestore import Redraw
     from pnp.drawing.impose import ImpositionError
     from pnp.drawing.pdf import expand_faces, write_cut_sheets
@@ -73,7 +74,7 @@ def render_kind(
     if records is None:
         records = [((f, i), r) for f, i, r in loaded.records(kind)]
     faces, issues = expand_faces(renderer, records)
-    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer)]
+    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer), *safe_findings(renderer, faces)]
     drawn: list[tuple[Any, Finding]] = []
     try:
         try:
@@ -144,6 +145,46 @@ def kind_digest(
     )
 
 
+def paper_problem(project: Project, message: str, located: bool = True) -> Problem | None:
+    """A face the paper cannot hold as asked: a configuration problem at the [paper] setting to
+    change (the grid asked for, the margin, the printer, the paper), never at the layout; None
+    when pnp.toml sets none of them (the defaults, or the build's own --margin: `located` False)."""
+    blamed = [key for key in ("columns", "rows") if f" {key} of " in message]
+    where = project.sheet.located(*blamed, "margin", "printer", "size") if located else None
+    if where is None:
+        return None
+    file, line, column = where
+    return Problem(file, line, column, "", "config-error", "error", message)
+
+
+def paper_geometry(loaded: LoadedProject, spec: SheetSpec) -> None:
+    """Raise a located ConfigError when [paper] (margins, printer, grid) shuts a kind's faces out of
+    a paper they fit bare; a face larger than the paper is left to the layout-error drawing reports."""
+    from dataclasses import replace
+
+    from pnp.core.problems import ConfigError
+    from pnp.drawing.impose import MM, ImpositionError, for_faces, grid, oriented, with_cutting
+    from pnp.drawing.render import Renderer
+
+    project = loaded.project
+    for kind in loaded.kinds_to_build():
+        layout = loaded.layouts.by_kind[kind]
+        renderer = Renderer(layout, project.root, loaded.icons)
+        own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
+        own = replace(for_faces(own, layout.has_back), bleed=renderer.bleed)
+        own = oriented(own, renderer.width, renderer.height)
+        try:
+            grid(renderer.width, renderer.height, own)
+        except ImpositionError as err:
+            try:
+                grid(renderer.width, renderer.height, replace(own, margin=0.0, columns=0, rows=0, per_page=0))
+            except ImpositionError:
+                continue
+            message = f"{kind} (paper {project.paper}): {err}"
+            problem = paper_problem(project, message)
+            raise ConfigError(message, (problem,) if problem else ()) from None
+
+
 def render_findings(
     loaded: LoadedProject,
     broken: AbstractSet[tuple[int, int]] = frozenset(),
@@ -160,7 +201,7 @@ def render_findings(
     from pnp.core.limits import current as current_limits
     from pnp.drawing.facecache import kind_findings
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.impose import ImpositionError, SheetSpec, parse_paper
+    from pnp.drawing.impose import MM, ImpositionError, SheetSpec, parse_paper
 
     project = loaded.project
     layouts = loaded.layouts
@@ -168,9 +209,26 @@ def render_findings(
         width, height = parse_paper(project.paper)
     except ImpositionError:
         return []  # a configuration error, reported by loading pnp.toml
-    spec = SheetSpec(width, height, duplex="long")
+    paper = project.sheet  # [paper]: the sheets pnp build draws on
+    spec = SheetSpec(
+        width,
+        height,
+        margin=paper.margin * MM,
+        duplex="long",
+        orientation=paper.orientation,
+        columns=paper.columns,
+        rows=paper.rows,
+        per_page=paper.per_page,
+    )
+    if project.sheet.asked:  # [paper] in pnp.toml: a face it shuts out is its error, as pnp build says
+        paper_geometry(loaded, spec)
     cache = project.output / CACHE_FOLDER
-    digests = FaceDigests(loaded, code_digest(), project.paper, repr(current_limits()))
+    digests = FaceDigests(
+        loaded,
+        code_digest(),
+        f"{project.paper} {paper.margin} {paper.orientation} {paper.columns} {paper.rows}",
+        repr(current_limits()),
+    )
     found: list[Located] = []
     for kind in loaded.kinds_to_build():
         layout = layouts.by_kind[kind]

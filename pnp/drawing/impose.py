@@ -34,6 +34,11 @@ class SheetSpec:
     crop_offset: float = 1 * MM  # gap between the bleed edge and the start of a mark
     duplex: Duplex = "long"
     cutting: Cutting = "butted"  # gutter: each card keeps its whole bleed, two guillotine cuts per gap
+    orientation: str = ""  # portrait | landscape | auto (the one that holds more faces) | "": the paper as given
+    columns: int = 0  # [paper] columns, rows: exactly this grid (0: as many as fit)
+    rows: int = 0
+    per_page: int = 0  # [paper] cards-per-page: at most this many faces a sheet (0: as many as fit)
+    mix_sizes: bool = False  # [paper] mix-sizes: a game's cards and tokens shelf-packed together (combine)
 
     @property
     def spacing(self) -> float:
@@ -76,8 +81,15 @@ class Grid:
         return len(self.fronts)
 
 
+def flips_x(spec: SheetSpec) -> bool:
+    """Whether a back mirrors its front left to right: turning the paper over its long edge on a
+    portrait page, over its short edge on a landscape one (the paper turns about that edge)."""
+    landscape = spec.page_width > spec.page_height + EDGE
+    return (spec.duplex == "short") == landscape
+
+
 def back_box(front: Box, spec: SheetSpec) -> Box:
-    if spec.duplex == "short":
+    if spec.duplex in ("long", "short") and not flips_x(spec):
         return Box(front.x, spec.page_height - front.y - front.height, front.width, front.height)
     return Box(spec.page_width - front.x - front.width, front.y, front.width, front.height)
 
@@ -150,8 +162,18 @@ def _grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
         raise ImpositionError(
             f"a {card_width / MM:.1f} x {card_height / MM:.1f} mm card with {spec.bleed / MM:.1f} mm bleed does not fit"
             f"{where} a {spec.page_width / MM:.0f} x {spec.page_height / MM:.0f} mm page with "
-            f"{spec.margin / MM:.0f} mm margins"
+            f"{spec.margin / MM:g} mm margins; use a larger paper or smaller margins ([paper] in pnp.toml)"
         )
+    for asked, fits, what in ((spec.columns, columns, "columns"), (spec.rows, rows, "rows")):
+        if asked > fits:
+            raise ImpositionError(
+                f"{asked} {what} of {card_width / MM:.1f} x {card_height / MM:.1f} mm cards with "
+                f"{spec.bleed / MM:g} mm bleed do not fit{' half of' if spec.duplex == 'fold' else ''} a "
+                f"{spec.page_width / MM:.1f} x {spec.page_height / MM:.1f} mm page with {spec.margin / MM:g} mm "
+                f"margins (it holds {fits}); use a larger paper, smaller margins or another orientation, "
+                f"or ask for {fits} {what} ([paper] in pnp.toml)"
+            )
+    columns, rows = spec.columns or columns, spec.rows or rows
     if columns * rows > MAX_CARDS_PER_SHEET:  # placing and clipping each against the others is quadratic
         raise ImpositionError(
             f"a {card_width / MM:.2f} x {card_height / MM:.2f} mm card makes {columns * rows} cards on one "
@@ -168,11 +190,60 @@ def _grid(card_width: float, card_height: float, spec: SheetSpec) -> Grid:
         Box(left + c * pitch_x, top - card_height - r * pitch_y, card_width, card_height)
         for r in range(rows)
         for c in range(columns)
-    )
+    )[: spec.per_page or None]
     backs = tuple(back_box(box, spec) for box in fronts)
     front_clips = tuple(_clip(box, fronts, spec) for box in fronts)
     back_clips = tuple(_clip(box, backs, spec) for box in backs)
     return Grid(columns, rows, fronts, backs, crop_marks(fronts, spec), front_clips, back_clips)
+
+
+def oriented(spec: SheetSpec, card_width: float, card_height: float) -> SheetSpec:
+    """The spec with its page turned as `orientation` asks; `auto`: the orientation whose grid holds
+    more of these faces (portrait on a tie, or when neither holds one)."""
+    short, long = sorted((spec.page_width, spec.page_height))
+    portrait = replace(spec, page_width=short, page_height=long, orientation="portrait")
+    landscape = replace(spec, page_width=long, page_height=short, orientation="landscape")
+    if spec.orientation == "portrait":
+        return portrait
+    if spec.orientation == "landscape":
+        return landscape
+    if spec.orientation != "auto":
+        return spec
+    held = []
+    for turned in (portrait, landscape):
+        try:
+            held.append(grid(card_width, card_height, turned).per_sheet)
+        except ImpositionError:
+            held.append(0)
+    return landscape if held[1] > held[0] else portrait
+
+
+def holds(card_width: float, card_height: float, spec: SheetSpec, name: str = "") -> str:
+    """How many of these faces a sheet of `spec` (oriented) holds, and why no more: for `pnp build`."""
+    found = grid(card_width, card_height, spec)
+    paper = f"{name} ({spec.page_width / MM:.1f} x {spec.page_height / MM:.1f} mm)" if name else ""
+    paper = paper or f"{spec.page_width / MM:.1f} x {spec.page_height / MM:.1f} mm"
+    if spec.orientation:
+        paper += f" {spec.orientation}"
+    size = f"{card_width / MM:g} x {card_height / MM:g} mm + {spec.bleed / MM:g} mm bleed"
+    text = f"{found.per_sheet} a sheet: {found.columns} x {found.rows} of {size}, {spec.cutting}, on {paper}"
+    text += f" with {spec.margin / MM:g} mm margins"
+    if spec.per_page and found.per_sheet == spec.per_page < found.columns * found.rows:
+        return text + f" (cards-per-page = {spec.per_page})"
+    if spec.columns and spec.rows:
+        return text + " (the grid asked for)"
+    span_w = found.columns * card_width + found.columns * spec.spacing - spec.spacing + 2 * spec.bleed
+    span_h = found.rows * card_height + found.rows * spec.spacing - spec.spacing + 2 * spec.bleed
+    room_w = spec.page_width - 2 * spec.margin
+    room_h = spec.page_height - 2 * spec.margin
+    more_w = span_w + card_width + spec.spacing
+    more_h = span_h + card_height + spec.spacing
+    if spec.duplex == "fold":
+        return text + " (fold: the fronts take one half of the page, their backs the other)"
+    return text + (
+        f"; one more column needs {more_w / MM:.1f} mm of the {room_w / MM:.1f} mm across, "
+        f"one more row {more_h / MM:.1f} mm of the {room_h / MM:.1f} mm down"
+    )
 
 
 def with_cutting(spec: SheetSpec, cutting: str | None, gutter: float) -> SheetSpec:
@@ -206,14 +277,22 @@ def fold_line(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Mark, ...]:
     return (Mark(x, top, x, top + spec.crop_length), Mark(x, bottom, x, bottom - spec.crop_length))
 
 
+def clips(boxes: tuple[Box, ...], spec: SheetSpec) -> tuple[Box, ...]:
+    """Where each of these faces may paint, among these faces only: a slot left empty on a
+    sheet that is not full is no neighbour, so the face beside it keeps its bleed there."""
+    return tuple(_clip(box, boxes, spec) for box in boxes)
+
+
 def _clip(box: Box, others: tuple[Box, ...], spec: SheetSpec) -> Box:
     """The card's bleed box, limited to half the gap on sides where another card is nearer than two bleeds."""
     reach = {"left": spec.bleed, "right": spec.bleed, "bottom": spec.bleed, "top": spec.bleed}
     for other in others:
         if other is box:
             continue
-        overlaps_y = other.y < box.y + box.height and box.y < other.y + other.height
-        overlaps_x = other.x < box.x + box.width and box.x < other.x + other.width
+        overlaps_y = other.y < box.y + box.height - EDGE and box.y < other.y + other.height - EDGE
+        overlaps_x = (
+            other.x < box.x + box.width - EDGE and box.x < other.x + other.width - EDGE
+        )  # a diagonal one is none
         if overlaps_y and other.x >= box.x + box.width - 1e-6:
             reach["right"] = min(reach["right"], (other.x - box.x - box.width) / 2)
         if overlaps_y and other.x + other.width <= box.x + 1e-6:

@@ -21,7 +21,7 @@ from pnp.core.limits import exceeded
 from pnp.core.problems import Finding
 from pnp.core.units import MM
 from pnp.drawing.fonts import SANS, register_bundled
-from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces
+from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, oriented
 from pnp.drawing.render import TEMPLATE_FAILURES, Renderer
 from pnp.drawing.shelf import Piece, hexagon, kind_sheets
 from pnp.project.jsonfile import whole_number
@@ -142,6 +142,7 @@ def write_cut_sheets(
     """
     register_bundled()
     spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
+    spec = oriented(spec, renderer.width, renderer.height)  # [paper] orientation: the page turned for this kind
     piece = Piece(0, len(faces), renderer.width, renderer.height, renderer.bleed, renderer.shape, renderer.has_back)
     sheets = kind_sheets(piece, spec)
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
@@ -219,7 +220,7 @@ def _draw_page(
         used.extend(slots[: len(faces)])
     marks = () if honeycomb else _crop_marks(tuple(used), spec)
     _marks(canvas, marks, fold_line(tuple(used), spec))
-    _registration(canvas, label, spec)
+    _registration(canvas, label, spec, ink_extent(tuple(used), spec.bleed))
     canvas.showPage()
 
 
@@ -236,14 +237,18 @@ class Frame:
     marks: tuple[Mark, ...]
     label: str
     fold: tuple[Mark, ...] = ()
+    spec: SheetSpec | None = None  # its own page (turned by [paper] orientation), when not the file's
+    ink: tuple[float, float] = (math.inf, math.inf)  # the lowest and leftmost ink on it (ink_extent)
 
 
 def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title: str) -> None:
     """Pages holding only crop marks and labels, for faces placed on them afterwards (pnp.drawing.combine)."""
     canvas = new_canvas(handle, (spec.page_width, spec.page_height), title)
     for frame in frames:
+        page = frame.spec or spec
+        canvas.setPageSize((page.page_width, page.page_height))
         _marks(canvas, frame.marks, frame.fold)
-        _registration(canvas, frame.label, spec)
+        _registration(canvas, frame.label, page, frame.ink)
         canvas.showPage()
     if not frames:
         canvas.showPage()
@@ -253,14 +258,33 @@ def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title:
 REGISTRATION_BASELINE = 3.5 * MM  # from the bottom edge: below the crop marks, inside most printers' reach
 
 
-def _registration(canvas: Canvas, label: str, spec: SheetSpec) -> None:
-    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets."""
+def ink_extent(boxes: tuple[Box, ...], bleed: float) -> tuple[float, float]:
+    """The lowest and the leftmost ink of faces at `boxes`: where the registration label may go."""
+    if not boxes:
+        return (math.inf, math.inf)
+    return (min(b.y for b in boxes) - bleed, min(b.x for b in boxes) - bleed)
+
+
+LABEL_HEIGHT = 2.5 * MM  # a 6 pt label, descenders to ascenders, and a hair
+
+
+def _registration(canvas: Canvas, label: str, spec: SheetSpec, ink: tuple[float, float] = (math.inf, math.inf)) -> None:
+    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets;
+    in the left margin, turned, when the faces come too close to the bottom edge (9 cards on Letter)."""
     if not label:
         return
     canvas.setFillColor(black)
     canvas.setFont(SANS.regular, 6)
+    baseline = max(REGISTRATION_BASELINE, spec.margin - LABEL_HEIGHT)
+    if ink[0] < baseline + LABEL_HEIGHT and ink[1] > ink[0]:
+        canvas.saveState()
+        canvas.translate(ink[1] - 1 * MM, spec.page_height / 2)
+        canvas.rotate(90)
+        canvas.drawCentredString(0, 0, label)
+        canvas.restoreState()
+        return
     centre = spec.page_width / (4 if spec.duplex == "fold" else 2)  # in fold, clear of the fold line's mark
-    canvas.drawCentredString(centre, REGISTRATION_BASELINE, label)
+    canvas.drawCentredString(centre, baseline, label)
 
 
 def _marks(canvas: Canvas, marks: tuple[Mark, ...], fold: tuple[Mark, ...] = ()) -> None:

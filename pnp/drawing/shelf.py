@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from pnp.drawing.impose import MM, Box, ImpositionError, Mark, SheetSpec, grid, paginate
+from pnp.drawing.impose import MM, Box, ImpositionError, Mark, SheetSpec, back_box, clips, grid, paginate
 
 TOKEN_LIMIT = 50 * MM  # a piece no larger than this either way is a token
 MIN_SPACING = 2 * MM  # between two tokens' trims, even without bleed: room for their cut guides
@@ -165,9 +165,7 @@ def _honeycomb(
 
 def _back(front: Box, spec: SheetSpec) -> Box:
     """The mirror image of a front: about the long edge, the short edge, or the fold line."""
-    if spec.duplex == "short":
-        return Box(front.x, spec.page_height - front.y - front.height, front.width, front.height)
-    return Box(spec.page_width - front.x - front.width, front.y, front.width, front.height)
+    return back_box(front, spec)
 
 
 def hexagon(box: Box, grow: float = 0.0) -> tuple[tuple[float, float], ...]:
@@ -224,8 +222,8 @@ def kind_sheets(piece: Piece, spec: SheetSpec) -> list[KindSheet]:
                 span.start,
                 shared.fronts[: len(span)],
                 shared.backs[: len(span)],
-                shared.front_clips[: len(span)],
-                shared.back_clips[: len(span)],
+                clips(shared.fronts[: len(span)], spec),  # an empty slot is no neighbour: bleed beside it
+                clips(shared.backs[: len(span)], spec),
                 False,
             )
             for span in grid_sheets

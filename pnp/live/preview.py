@@ -114,6 +114,7 @@ def render_face_png(
 
     from pnp.drawing.impose import Box
     from pnp.drawing.pdf import new_canvas
+    from pnp.drawing.shapes import cut_out
 
     buffer = io.BytesIO()
     canvas = new_canvas(buffer, (renderer.width, renderer.height), "preview")
@@ -130,6 +131,7 @@ def render_face_png(
         page = document[0]
         size = (max(1, round(renderer.width * dpi / 72)), max(1, round(renderer.height * dpi / 72)))
         image = page.render(scale=dpi / 72, draw_annots=False).to_pil().convert("RGB").crop((0, 0, *size))
+        image = cut_out(image, renderer.shape, renderer.corner * dpi / 72)  # as cut: transparent outside its shape
         page.close()
     finally:
         document.close()

@@ -8,6 +8,7 @@ schema error is drawn all the same, and the errors are reported); each file is w
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, replace
 from functools import partial
@@ -22,7 +23,6 @@ from pnp.core.output import (
     current,
     digest,
     remove_output,
-    write_bytes,
 )
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
@@ -48,6 +48,8 @@ class BuildOptions:
     lang: str = ""  # a translation (pnp.translation.translate): drawn into output/<lang>/
     fallback: bool = False  # with lang: draw the source text where a translation is missing
     keep_going: bool = False  # errors found: draw the records without parse or schema errors all the same
+    orientation: str | None = None  # None: pnp.toml's [paper] orientation
+    margin_mm: float | None = None  # None: pnp.toml's [paper] margin (or its printer's minimum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +58,18 @@ class BuildResult(OutputResult):
 
     sheets: tuple[tuple[Path, int], ...] = ()
     fallbacks: int = 0  # a language build with --fallback: source texts drawn for missing translations
+    holds: tuple[tuple[str, str], ...] = ()  # (kind, how many faces a sheet holds and why) for each kind drawn
 
 
-def output_root(project: Project, paper: str) -> Path:
-    """output/ for the project's paper; output/<paper>/ for another, so A4 and Letter coexist."""
-    if paper.lower() == project.paper.lower():
-        return project.output
-    return project.output / re.sub(r"[^a-z0-9.]+", "-", paper.lower()).strip("-")
+def output_root(project: Project, paper: str, duplex: str = "") -> Path:
+    """output/ for the project's paper and duplex; output/<paper>/, output/<duplex>/ or
+    output/<paper>-<duplex>/ for another, so A4 and Letter, long-edge and fold files coexist."""
+    parts = []
+    if paper.lower() != project.paper.lower():
+        parts.append(re.sub(r"[^a-z0-9.]+", "-", paper.lower()).strip("-"))
+    if duplex and duplex != project.duplex:
+        parts.append(duplex)
+    return project.output / "-".join(parts) if parts else project.output
 
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
@@ -123,12 +130,9 @@ def _build_checked(
     from pnp.drawing.findings import code_digest, kind_digest, render_kind
     from pnp.verify.cache import existing_key
 
-    width, height = parse_paper(options.paper)
-    cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
-    gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
-    spec = SheetSpec(width, height, gutter=gutter, duplex=options.duplex, cutting=cutting)
+    spec = sheet_spec(project, options)
     manifest = Manifest(project.output, project.root)
-    out_root = output_root(project, options.paper)
+    out_root = output_root(project, options.paper, options.duplex)
     code = code_digest()
     written: list[Path] = []
     skipped: list[Path] = []
@@ -137,6 +141,7 @@ def _build_checked(
     kinds = loaded.kinds_to_build(options.kinds, layouts)
     plans = []
     face_digests = FaceDigests(loaded, code)
+    holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
     for kind in kinds:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
@@ -144,8 +149,18 @@ def _build_checked(
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
         faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
         seed = kind_seed(loaded, layout, kind)  # the characters its fonts are seeded with: in its bytes
+        geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(
-            loaded, layout, kind, code, options.paper, options.duplex, own.cutting, own.gutter, [*faces.values(), seed]
+            loaded,
+            layout,
+            kind,
+            code,
+            options.paper,
+            options.duplex,
+            own.cutting,
+            own.gutter,
+            *geometry,
+            [*faces.values(), seed],
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, seed))
@@ -196,23 +211,31 @@ def _build_checked(
         if options.kinds:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
-        if len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none"):
-            if combined.exists():  # it would be the kind's file again: not written (docs: README)
-                remove_output(combined)
-            continue
-        key = digest(code, [k for _, k, _, _ in entries])
-        if not options.force and manifest.fresh(combined, key):
-            skipped.append(combined)
-            continue
+        alone = len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none")
+        if alone and combined.exists():  # it would be the kind's file again: not written (docs: README)
+            remove_output(combined)
         stopped = not options.keep_going and any(p.severity == "error" for p in problems)
         if stopped or not all(current(path).is_file() for path, *_ in entries):
             continue
         parts = [_part(loaded, layout, kind, current(path), spec) for path, _, layout, kind in entries]
+        front = b""  # the game's read-me page, first in its combined file
+        if project.read_me:
+            front = _read_me(project, options, spec, parts, None if alone else combined, out_root, manifest, code)
+            (written if front else skipped).append(out_root / folder / READ_ME)
+            front = front or _read_me_bytes(project, options, spec, parts, None if alone else combined, out_root)
+        if alone:
+            continue
+        key = digest(code, [k for _, k, _, _ in entries], hashlib.sha256(front).hexdigest())
+        if not options.force and manifest.fresh(combined, key):
+            skipped.append(combined)
+            continue
         title = project.game(entries[0][3]).title
-        if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied
-            write_bytes(combined, parts[0].path.read_bytes())
+        if len(parts) == 1:  # nothing to pack: the kind's own sheets, copied (after the read-me)
+            atomic_write(combined, partial(_prepended, front=front, path=parts[0].path))
         else:
-            atomic_write(combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder))
+            atomic_write(
+                combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder, front=front)
+            )
         sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)
@@ -221,7 +244,124 @@ def _build_checked(
         problems.extend(result.problems)
     manifest.save()
     unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
-    return BuildResult(tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets))
+    drawn = {kind for kind, *_ in plans if out_root / project.game(kind).folder / f"{kind}.pdf" in written}
+    told = tuple((kind, text) for kind, text in holds if kind in drawn)
+    return BuildResult(
+        tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets), holds=told
+    )
+
+
+def sheet_spec(project: Project, options: BuildOptions) -> SheetSpec:
+    """The build's sheets: its paper, duplex and cutting, and pnp.toml's [paper] (or the options')."""
+    width, height = parse_paper(options.paper)
+    cutting: Cutting = "gutter" if (options.cutting or project.cutting) == "gutter" else "butted"
+    gutter = project.gutter_mm * MM if cutting == "gutter" else 0.0  # butted cards share their cut lines
+    paper = project.sheet
+    margin = options.margin_mm if options.margin_mm is not None else paper.margin
+    return SheetSpec(
+        width,
+        height,
+        margin=margin * MM,
+        gutter=gutter,
+        duplex=options.duplex,
+        cutting=cutting,
+        orientation=options.orientation or paper.orientation,
+        columns=paper.columns,
+        rows=paper.rows,
+        per_page=paper.per_page,
+        mix_sizes=paper.mix_sizes,
+    )
+
+
+def kind_holds(
+    loaded: LoadedProject, layouts: Any, kinds: list[str], spec: SheetSpec, options: BuildOptions
+) -> list[tuple[str, str]]:
+    """How many faces a sheet holds for each kind, and why; a face the paper cannot hold as asked
+    is a configuration error located at the [paper] setting to change (never at the layout)."""
+    from pnp.core.problems import ConfigError
+    from pnp.drawing.findings import paper_problem
+    from pnp.drawing.impose import ImpositionError, for_faces, grid, holds, oriented
+    from pnp.drawing.render import Renderer
+
+    found = []
+    for kind in kinds:
+        layout = layouts.by_kind[kind]
+        renderer = Renderer(layout, loaded.project.root, loaded.icons)
+        own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
+        own = oriented(replace(for_faces(own, layout.has_back), bleed=renderer.bleed), renderer.width, renderer.height)
+        try:
+            found.append((kind, holds(renderer.width, renderer.height, own, options.paper)))
+        except ImpositionError as err:
+            try:  # on the bare paper (no margins, no grid asked for) it fits: the [paper] settings are at fault
+                grid(renderer.width, renderer.height, replace(own, margin=0.0, columns=0, rows=0, per_page=0))
+            except ImpositionError:
+                continue  # the face is larger than the paper: a layout-error at its size, as drawing reports it
+            message = f"{kind} (paper {options.paper}): {err}"
+            problem = paper_problem(loaded.project, message, options.margin_mm is None)
+            raise ConfigError(message, (problem,) if problem else ()) from None
+    return found
+
+
+READ_ME = "read-me-first.pdf"
+
+
+def _read_me_bytes(
+    project: Project, options: BuildOptions, spec: SheetSpec, parts: list[Part], combined: Path | None, out_root: Path
+) -> bytes:
+    """A game's read-me page as a PDF (pnp.drawing.readme), an even number of pages in duplex."""
+    import io
+
+    from pnp.drawing.readme import write_read_me
+    from pnp.outputs.readmefile import plan_read_me
+
+    readme = plan_read_me(project, options.paper, spec, parts, combined, out_root)
+    buffer = io.BytesIO()
+    write_read_me(buffer, readme, (spec.page_width, spec.page_height), even=spec.duplex in ("long", "short"))
+    return buffer.getvalue()
+
+
+def _read_me(
+    project: Project,
+    options: BuildOptions,
+    spec: SheetSpec,
+    parts: list[Part],
+    combined: Path | None,
+    out_root: Path,
+    manifest: Manifest,
+    code: str,
+) -> bytes:
+    """Write output/<game>/read-me-first.pdf (one page) unless fresh; its bytes for the combined
+    file (an even page count in duplex), or b"" when it was fresh."""
+    from pnp.drawing.readme import write_read_me
+    from pnp.outputs.readmefile import plan_read_me
+
+    readme = plan_read_me(project, options.paper, spec, parts, combined, out_root)
+    target = out_root / project.game(parts[0].kind).folder / READ_ME
+    key = digest(code, repr(readme), spec.page_width, spec.page_height)
+    if not options.force and manifest.fresh(target, key):
+        return b""
+    atomic_write(target, partial(write_read_me, readme=readme, pagesize=(spec.page_width, spec.page_height)))
+    manifest.record(target, key)
+    return _read_me_bytes(project, options, spec, parts, combined, out_root)
+
+
+def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:
+    """The PDF at `path` after the pages of `front` (nothing: the file as it is)."""
+    if not front:
+        handle.write(path.read_bytes())
+        return
+    import io
+    from typing import BinaryIO, cast
+
+    import pikepdf
+
+    from pnp.drawing.combine import unique_subset_tags
+
+    with pikepdf.open(io.BytesIO(front)) as matter, pikepdf.open(path) as own:
+        for number, page in enumerate(matter.pages):
+            own.pages.insert(number, page)
+        unique_subset_tags(own)  # the read-me's subsets and the kind's, each under its own name
+        own.save(cast(BinaryIO, handle), deterministic_id=True, compress_streams=True)
 
 
 def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec) -> Part:
@@ -253,7 +393,7 @@ def _build_sheets(
     from pnp.sheets.build import build_sheets
 
     draw, _inputs = token_drawer(loaded, localized.layouts if localized else None)  # digest: pnp/sheets/inputs.py
-    out_root = output_root(project, options.paper)
+    out_root = output_root(project, options.paper, options.duplex)
     if localized is None:
         return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw)
     results = build_sheets(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pnp.core.output import digest
 from pnp.core.problems import Problem
+from pnp.drawing.shapes import cut_out
 from pnp.outputs.export_run import (
     INCH,
     ExportOptions,
@@ -65,7 +66,9 @@ def run_gallery(project: Project, options: ExportOptions) -> ExportResult:
             fresh.extend(targets.values())
             tick(len(drawn.pages))
             continue
+        corner = plan.renderer.corner * options.dpi / 72
         for page, image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, False, tick), strict=True):
+            image = cut_out(image, plan.renderer.shape, corner)  # as cut: transparent outside its shape
             images[targets[page]] = (png_bytes(image, options.dpi), key)
     if session.failed and not options.with_errors:
         return session.result()  # text that does not fit, a missing image: nothing is written

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pnp.core.output import digest
-from pnp.core.problems import Finding, Problem
+from pnp.core.problems import Problem
 from pnp.drawing.findings import place
 from pnp.drawing.impose import MM
 from pnp.outputs.export_run import INCH, ExportOptions, ExportResult, KindPlan, Session, draw_pages, in_output_run
 from pnp.project.config import ConfigError, Project
 
 if TYPE_CHECKING:
-    from pnp.drawing.render import Renderer
+    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,82 +48,19 @@ PRESETS: dict[str, Preset] = {
     "token-30": Preset(30 * MM, 30 * MM, 2 * MM, 2 * MM),
     "token-38": Preset(38 * MM, 38 * MM, 2 * MM, 2 * MM),
 }
-SAFE_CODE = "outside-safe-zone"
-EPSILON = 0.01  # points
 
 
 # --- safe zone ---------------------------------------------------------------------------------
 
 
 def safe_zone_problems(plan: KindPlan, preset: str | None = None) -> list[Problem]:
-    """Warnings for drawn elements whose box leaves the safe zone (see docs/export.md for the rule):
-    the layout's `safe`, or the print shop's with a preset."""
-    from pnp.drawing.render import TEMPLATE_FAILURES
+    """Warnings for drawn elements whose box leaves the safe zone (pnp.drawing.bleedcheck, which
+    `pnp check` reports too): the layout's `safe`, or the print shop's with a preset."""
+    from pnp.drawing.bleedcheck import safe_findings
 
-    renderer = plan.renderer
-    width, height, safe = renderer.width, renderer.height, renderer.safe
-    zone = f"layout {plan.layout.name!r}"
-    if preset:
-        safe, zone = _preset(preset).safe, f"preset {preset!r}"
-    problems: list[Problem] = []
-    seen: set[tuple[str, str]] = set()
-    for face in plan.faces:
-        record = face.record
-        context = {**record, "record": record, "palette": renderer.palettes, **face.extra}
-        for side in plan.sides:
-            _, elements = renderer.faces[renderer.face_for(side, record)]
-            for element in elements:
-                marker = (side, element.name)  # where an element sits is the layout's: once per layout
-                if marker in seen:
-                    continue
-                try:
-                    if element.when is not None and not element.when(**context):
-                        continue
-                    if element.kind == "text" and not renderer.text_of(element, "text", context):
-                        continue
-                    if element.kind == "image" and not renderer.text_of(element, "src", context):
-                        continue
-                except TEMPLATE_FAILURES:
-                    continue  # reported as a render problem
-                x0, y0, x1, y1 = _element_bounds(renderer, element)
-                if element.kind == "rect" and element.spec.get("bleed"):
-                    continue  # a background meant to run into the bleed
-                if x0 <= EPSILON and y0 <= EPSILON and x1 >= width - EPSILON and y1 >= height - EPSILON:
-                    continue  # covers the whole card: a background
-                edges = {"left": x0, "top": y0, "right": width - x1, "bottom": height - y1}
-                edge, distance = min(edges.items(), key=lambda item: item[1])
-                if distance >= safe - EPSILON:
-                    continue
-                seen.add(marker)
-                if distance < -EPSILON:
-                    where = f"runs {-distance / MM:.1f} mm past the {edge} edge"
-                elif distance <= EPSILON:
-                    where = f"touches the {edge} edge"
-                else:
-                    where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
-                message = (
-                    f"{side} element {element.name!r} ({element.kind}) {where}, outside the {safe / MM:g} mm "
-                    f"safe zone of {zone}; move it inwards "
-                    '(a background: a rect with "bleed": true)'
-                )
-                found = Finding(SAFE_CODE, message, element.pointer, in_layout=True)
-                problems.extend(source.locate(f) for source, f in place(plan.layout, [found], []))
-    return problems
-
-
-def _element_bounds(renderer: Renderer, element: Any) -> tuple[float, float, float, float]:
-    """An element's box in points from the trim's top-left corner, y downwards: x0, y0, x1, y1."""
-    spec, scale = element.spec, renderer.scale
-    if element.kind == "polygon":
-        xs = [float(p[0]) * scale for p in spec.get("points", [])] or [0.0]
-        ys = [float(p[1]) * scale for p in spec.get("points", [])] or [0.0]
-        return min(xs), min(ys), max(xs), max(ys)
-    if element.kind == "line":
-        x2, y2 = float(spec.get("x2", 0)) * scale, float(spec.get("y2", 0)) * scale
-        return min(element.x, x2), min(element.y, y2), max(element.x, x2), max(element.y, y2)
-    w = element.w or (renderer.width - element.x)
-    h = element.h or (renderer.height - element.y)
-    return element.x, element.y, element.x + w, element.y + h
+    safe, zone = (_preset(preset).safe, f"preset {preset!r}") if preset else (None, None)
+    found = safe_findings(plan.renderer, plan.faces, safe, zone)
+    return [source.locate(f) for source, f in place(plan.layout, found, [])]
 
 
 # --- pnp export printshop ---------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pnp.core.output import digest
+from pnp.drawing.shapes import cut_out
 from pnp.outputs.export_run import (
     ExportOptions,
     ExportResult,
@@ -37,6 +38,7 @@ TTS_MIN_SIDE = 2  # Tabletop Simulator's importer takes 2-10 columns and 2-7 row
 TTS_MAX_PIXELS = 4096
 TTS_PER_SHEET = TTS_MAX_COLUMNS * TTS_MAX_ROWS - 1  # the last slot holds the hidden face
 PLAIN_HIDDEN = "#808080"
+TTS_GROUND = (255, 255, 255)  # outside a rounded, round or hex face on a deck sheet: the sheet's own white
 
 
 # --- pnp export png ---------------------------------------------------------------------------
@@ -65,7 +67,10 @@ def run_png(project: Project, options: ExportOptions) -> ExportResult:
             tick(len(drawn.pages))
             continue
         images = rasterise(plan, drawn, options.dpi, options.with_bleed, tick)
+        corner = plan.renderer.corner * options.dpi / 72
         for page, image in zip(drawn.pages, images, strict=True):
+            if not options.with_bleed:  # as cut: transparent outside a rounded, round or hex face
+                image = cut_out(image, plan.renderer.shape, corner)
             session.write(targets[page], png_bytes(image, options.dpi), key)
         session.remove_stale(targets.values(), folder.glob("*.png"))
     return session.result()
@@ -164,7 +169,9 @@ def run_tts(project: Project, options: ExportOptions) -> ExportResult:
             continue
         fronts: list[Image] = [PILImage.new("RGB", (1, 1))] * len(plan.faces)
         backs_: list[Image] = []
+        corner = plan.renderer.corner * options.dpi / 72
         for (index, side), image in zip(drawn.pages, rasterise(plan, drawn, options.dpi, False, tick), strict=True):
+            image = cut_out(image, plan.renderer.shape, corner, TTS_GROUND)  # a deck sheet is RGB: white outside
             if side == "front":
                 fronts[index] = image
             else:

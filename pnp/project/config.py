@@ -16,6 +16,7 @@ from pnp.core import limits as limits_module
 from pnp.core.limits import Limits
 from pnp.core.problems import ConfigError as ConfigError  # re-exported: raised by loading pnp.toml
 from pnp.core.problems import Problem
+from pnp.core.units import ORIENTATIONS, PRINTERS, PaperSettings
 from pnp.project.kindspec import KindSpec, read_kinds
 
 PROJECT_FILE = "pnp.toml"
@@ -29,6 +30,7 @@ class Game:
     prefix: str
     title: str
     folder: str
+    not_included: tuple[str, ...] = ()  # [games.X] not-included: what the kit leaves out (the read-me page)
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class Project:
     # [kinds]: kinds declared in pnp.toml (pnp.project.kindspec), and the files their globs match
     kinds: dict[str, KindSpec] = field(default_factory=dict)
     kind_files: dict[Path, str] = field(default_factory=dict)
+    sheet: PaperSettings = PaperSettings()  # [paper]: orientation, margins, printer, grid
+    read_me: bool = True  # [build] read-me: each game's "read me first" page (pnp.drawing.readme)
 
     @property
     def data_only(self) -> bool:
@@ -157,9 +161,17 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         if not folder_name.strip() or not plain or folder_name.startswith("."):
             what = "may not be empty" if not folder_name.strip() else "must be a plain folder name of at most 255 bytes"
             settings.fail(f"games.{prefix}", "folder", f'[games.{prefix}] folder {what} (such as folder = "{prefix}")')
-        games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name)
+        missing = tuple(str(item) for item in spec.get("not-included", []))
+        games[prefix] = Game(prefix, str(spec.get("title", prefix)), folder_name, missing)
     build = settings.table("build")
     paper = str(build.get("paper", "a4"))
+    sheet, sized = _paper_table(settings)
+    if sized is not None:
+        if "paper" in build and str(build["paper"]).lower() != sized.lower():
+            settings.fail(
+                "paper", "size", f'[paper] size = "{sized}" and [build] paper = "{paper}": set the paper once'
+            )
+        paper = sized
     duplex = str(build.get("duplex", "long"))
     cutting = str(build.get("cutting", "butted"))
     gutter_mm = float(build.get("gutter", 0))
@@ -173,6 +185,7 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         settings.fail("limits", err.key, str(err))
     limits_module.use(limits)
     _check_paper_size(settings, paper, limits.paper_mm)
+    _check_margins(settings, paper, sheet)
 
     max_mb = section.get("max-file-mb", DEFAULT_MAX_FILE_MB)
     return Project(
@@ -195,6 +208,8 @@ def load_project(start: Path | None = None, explicit: Path | None = None) -> Pro
         limits=limits,
         kinds=kinds,
         kind_files=kind_files,
+        sheet=sheet,
+        read_me=bool(build.get("read-me", True)),
     )
 
 
@@ -218,9 +233,21 @@ KEYS: dict[str, dict[str, str]] = {
         "cutting": "cutting",
         "gutter": "gutter",
         "languages": "languages",
+        "read-me": "bool",
     },
-    "games.*": {"title": "str", "folder": "str"},
+    "games.*": {"title": "str", "folder": "str", "not-included": "strings"},
+    "paper": {
+        "size": "paper",
+        "orientation": "orientation",
+        "printer": "printer",
+        "margin": "margin",
+        "cards-per-page": "count",
+        "rows": "count",
+        "columns": "count",
+        "mix-sizes": "bool",
+    },
 }
+MAX_GRID = 50  # rows, columns: no paper holds more cards across
 
 
 class ProjectFileCheck:
@@ -232,13 +259,13 @@ class ProjectFileCheck:
         self.lines = text.splitlines()
         self.data = data
         for name, value in data.items():
-            known = ["project", "build", "games", "sources", "limits", "kinds"]
+            known = ["project", "build", "paper", "games", "sources", "limits", "kinds"]
             if name not in known:
                 self.fail(
                     name,
                     None,
                     f"unknown table [{name}]{_hint(name, known)}; "
-                    "tables: [project], [build], [games.PREFIX], [sources], [limits], [kinds.NAME]",
+                    "tables: [project], [build], [paper], [games.PREFIX], [sources], [limits], [kinds.NAME]",
                 )
             if not isinstance(value, dict):
                 self.fail(name, None, f"{name} must be a table: [{name}]")
@@ -314,6 +341,21 @@ def _value_problem(rule: str, value: Any) -> str | None:
         return f"cutting must be butted or gutter{_hint(str(value), list(CUTTING_STYLES))}"
     if rule == "gutter" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 50):
         return "gutter must be a number of millimetres from 0 to 50 (space between two cards' bleeds)"
+    if rule == "strings" and (
+        not isinstance(value, list) or len(value) > 100 or not all(isinstance(v, str) and len(v) <= 200 for v in value)
+    ):
+        return 'must be a list of at most 100 short texts: ["a pencil", "six counters"]'
+    if rule == "bool" and not isinstance(value, bool):
+        return "must be true or false"
+    if rule == "orientation" and value not in ORIENTATIONS:
+        return f"orientation must be portrait, landscape or auto{_hint(str(value), list(ORIENTATIONS))}"
+    if rule == "printer" and value not in PRINTERS:
+        names = ", ".join(f"{name} ({mm:g} mm)" for name, mm in PRINTERS.items())
+        return f"printer must be one of {names}{_hint(str(value), list(PRINTERS))}"
+    if rule == "margin" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 100):
+        return "margin must be a number of millimetres from 0 to 100 (the paper's edge to the nearest ink)"
+    if rule == "count" and (isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_GRID**2):
+        return f"must be a whole number from 1 to {MAX_GRID**2}"
     if rule == "paper":
         from pnp.core.units import PAPERS, ImpositionError, parse_paper
 
@@ -339,6 +381,55 @@ def _check_paper_size(settings: Any, paper: str, paper_mm: float) -> None:
         return  # reported by the paper rule
     if longer > paper_mm:
         settings.fail("build", "paper", limits_module.exceeded("paper_mm", f"paper {paper} is {longer:.6g} mm long"))
+
+
+def _paper_table(settings: ProjectFileCheck) -> tuple[PaperSettings, str | None]:
+    """[paper]: its settings, and its size when it names one."""
+    table = settings.table("paper")
+    for key in ("rows", "columns"):
+        if key in table and table[key] > MAX_GRID:
+            settings.fail("paper", key, f"[paper] {key} = {table[key]}: at most {MAX_GRID}")
+    where = []
+    for key in table:
+        where.append((key, _display(settings.path), *settings.position("paper", key)))
+    if "size" not in table and "paper" in settings.table("build"):  # the paper named in [build]
+        where.append(("size", _display(settings.path), *settings.position("build", "paper")))
+    sheet = PaperSettings(
+        orientation=str(table.get("orientation", "")),
+        printer=str(table.get("printer", "home")),
+        margin_mm=float(table["margin"]) if "margin" in table else None,
+        per_page=int(table.get("cards-per-page", 0)),
+        rows=int(table.get("rows", 0)),
+        columns=int(table.get("columns", 0)),
+        mix_sizes=bool(table.get("mix-sizes", False)),
+        where=tuple(where),
+    )
+    return sheet, (str(table["size"]) if "size" in table else None)
+
+
+def _check_margins(settings: ProjectFileCheck, paper: str, sheet: PaperSettings) -> None:
+    """Margins a printer cannot print, or that leave no paper: errors at [paper] margin."""
+    from pnp.core.units import MM, ImpositionError, parse_paper
+
+    least = PRINTERS[sheet.printer]
+    if sheet.margin < least:
+        settings.fail(
+            "paper",
+            "margin",
+            f"[paper] margin = {sheet.margin:g} is inside the {least:g} mm a {sheet.printer} printer cannot print; "
+            f'use margin = {least:g} or more, or printer = "borderless" for a printer that prints to the edge',
+        )
+    try:
+        shorter = min(parse_paper(paper)) / MM
+    except ImpositionError:
+        return  # reported by the paper rule
+    if 2 * sheet.margin >= shorter:
+        settings.fail(
+            "paper",
+            "margin" if sheet.margin_mm is not None else "printer",
+            f"margins of {sheet.margin:g} mm leave nothing of {paper} paper ({shorter:.1f} mm across); "
+            "use smaller margins or a larger paper",
+        )
 
 
 def _hint(name: str, known: list[str]) -> str:
