@@ -37,34 +37,47 @@ def sheet(name: str) -> str:
 
 
 def test_alliance_mode_needs_an_expansion_and_four_players() -> None:
-    seed_has(H3, "This mode requires at least one expansion and 4 players to form an Alliance of 2 players vs. 2 players.")
+    seed_has(
+        H3, "This mode requires at least one expansion and 4 players to form an Alliance of 2 players vs. 2 players."
+    )
     rules = [r["text"] for r in record("scenarios.json", "one-bad-day")["mode_rules"]]
     assert "Alliance mode needs at least one expansion and 4 players: 2 against 2." in rules
 
 
 def test_one_bad_day_victory_prints_no_stray_reference() -> None:
-    seed_has(H3, "or occupy both enemy Exit Monoliths (effectively blocking them) at the same time at the end of a round.")
+    seed_has(
+        H3, "or occupy both enemy Exit Monoliths (effectively blocking them) at the same time at the end of a round."
+    )
     victory = record("scenarios.json", "one-bad-day")["victory"][0]
     assert "refs" not in victory  # printed as "(One-way Monolith)" after the sentence
     assert "both enemy Exit Monoliths" in victory["text"]
 
 
 def test_elemental_damage_ignores_defense_as_the_guide_says() -> None:
-    seed_has(H3_TOKENS, "Units that deal elemental damage attack normally, but the damage works like Spell damage and ignores the target's Defense.")
+    seed_has(
+        H3_TOKENS,
+        "Units that deal elemental damage attack normally, but the damage works like Spell damage and ignores the target's Defense.",
+    )
     rule = record("rules.json", "homm3-rule-elemental-damage")
     assert rule["points"][0].endswith("it ignores the target's Defense.")
     assert "icon" not in " ".join(rule["points"]) and "see_rulebook" not in rule
 
 
 def test_two_way_monolith_also_has_an_entrance_and_an_exit() -> None:
-    seed_has(H3, "When you enter this location, move your Hero to the corresponding Exit Monolith location. You can use the Exit Monolith to move back to the Entrance Monolith.")
+    seed_has(
+        H3,
+        "When you enter this location, move your Hero to the corresponding Exit Monolith location. You can use the Exit Monolith to move back to the Entrance Monolith.",
+    )
     loc = record("map-locations.json", "two-way-monolith")
     assert "only the One-way" not in loc["note"]
     assert "Exit Monolith" in loc["rule"] and "back to the Entrance" in loc["rule"]
 
 
 def test_monolith_token_pairing_of_entrance_and_exit_is_not_stated_as_fact() -> None:
-    seed_has(H3, "The tokens representing the Monoliths are paired, both showing a One-way Monolith on one side, and a Two-way Monolith on the other.")
+    seed_has(
+        H3,
+        "The tokens representing the Monoliths are paired, both showing a One-way Monolith on one side, and a Two-way Monolith on the other.",
+    )
     token = record("tokens.json", "monolith-token")
     assert "Entrance on one, Exit on the other" not in token["note"]
     assert "not stated" in token["source"]["note"]
@@ -76,7 +89,10 @@ def test_monolith_token_may_go_anywhere_the_rules_allow() -> None:
 
 
 def test_summoned_units_deck_setup_is_recorded() -> None:
-    seed_has(H3, "Put them together into a new deck called the Summoned Units deck and place it beside the Neutral Unit decks.")
+    seed_has(
+        H3,
+        "Put them together into a new deck called the Summoned Units deck and place it beside the Neutral Unit decks.",
+    )
     points = record("rules.json", "homm3-rule-summon-timing")["points"]
     assert any("Summoned Units deck, beside the Neutral Unit decks" in p for p in points)
 
@@ -99,7 +115,9 @@ def test_summon_spell_schools_are_marked_inferred_and_not_printed() -> None:
 
 
 def test_summon_power_cites_the_guide() -> None:
-    seed_has(H3, "Depending on the used, you can Summon either a non-Reinforced unit (a Few) or a Reinforced one (a Pack).")
+    seed_has(
+        H3, "Depending on the used, you can Summon either a non-Reinforced unit (a Few) or a Reinforced one (a Pack)."
+    )
     seed_has(H3_TOKENS, "add an Elemental unit (Few or Pack, by Power used)")
     assert H3_TOKENS in record("spells.json", "summon-fire-elemental")["source"]["note"]
     assert H3_TOKENS in record("scenarios.json", "troubled-walking-on-clouds")["source"]["note"]
@@ -124,11 +142,16 @@ def test_gate_goes_before_the_unit_with_the_highest_icon_stat() -> None:
     seed_has(H3, "place the Gate in front of the unit with the highest .")
     points = [p for part in record("campaign.json", "masters-of-the-elements")["rules"] for p in part.get("points", [])]
     gate = next(p for p in points if p.startswith("If Walls and Gate"))
-    assert "top unit" not in gate and "the unit with the highest value of a stat the rulebook shows only as an icon" in gate
+    assert (
+        "top unit" not in gate
+        and "the unit with the highest value of a stat the rulebook shows only as an icon" in gate
+    )
 
 
 def test_cure_rule_marks_damage_as_a_reading() -> None:
-    seed_has(H3, "remove the from the AI unit with the greatest value of tokens, starting with the highest tier available.")
+    seed_has(
+        H3, "remove the from the AI unit with the greatest value of tokens, starting with the highest tier available."
+    )
     points = [p for part in record("campaign.json", "masters-of-the-elements")["rules"] for p in part.get("points", [])]
     cure = next(p for p in points if p.startswith("Healing spells"))
     assert "(damage, by the context)" in cure
@@ -193,7 +216,11 @@ def test_rules_aid_promises_no_page_numbers() -> None:
 
 def test_every_token_glyph_is_a_declared_vector_icon() -> None:
     icons = json.loads((ROOT / "layouts" / "icons.json").read_text(encoding="utf-8"))["icons"]
-    ids = [r["id"] for f in ("tokens.json", "combat-tokens.json") for r in json.loads((GAME / f).read_text(encoding="utf-8"))]
+    ids = [
+        r["id"]
+        for f in ("tokens.json", "combat-tokens.json")
+        for r in json.loads((GAME / f).read_text(encoding="utf-8"))
+    ]
     for rid in ids:
         if rid in ("black-cube", "faction-cube", "monolith-token"):
             continue  # cubes keep their drawn cube; the Monolith uses its one-way / two-way glyphs
@@ -201,3 +228,36 @@ def test_every_token_glyph_is_a_declared_vector_icon() -> None:
             assert (ROOT / icons[name]["image"]).is_file(), name
     for name in ("homm3-monolith-one-way-pale", "homm3-monolith-two-way-pale"):
         assert icons[name]["image"].endswith(".svg")
+
+
+def test_hero_cards_print_what_the_rulebooks_say_of_each_hero() -> None:
+    seed_has(H3, "These tokens are used instead of Luna's Specialty cards on the Battlefield expansion's board.")
+    seed_has(H3, "Fiur's Army: Level III Neutral Army, a Pack of Storm Elementals, a Few Energy Elementals.")
+    seed_has(H3, "Faction Hero: Tarnum or any Conflux Hero.")
+    luna, tarnum, fiur = (record("heroes.json", i) for i in ("luna", "tarnum", "fiur"))
+    assert "Specialty cards I and VI put a Fire Wall" in luna["role"]
+    assert "any Conflux Hero" in tarnum["role"]
+    assert "4 × Might card" in fiur["role"] and "Level III Neutral Army" in fiur["role"]
+    layout = (ROOT / "layouts" / "homm3.hero.json").read_text(encoding="utf-8")
+    assert "else (role if role is defined)" in layout
+
+
+def test_luna_box_and_double_side_are_marked_inferences_and_not_printed() -> None:
+    seed_has(H3, "2 × Hero card (double-sided)")
+    luna = record("heroes.json", "luna")
+    assert luna["inferred"] == ["expansion", "double_sided"]
+    layout = (ROOT / "layouts" / "homm3.hero.json").read_text(encoding="utf-8")
+    assert "'double_sided' not in (inferred or [])" in layout
+    assert "'expansion' not in (inferred or [])" in layout
+
+
+def test_scenario_sheet_prints_no_empty_story_column() -> None:
+    seed_has(
+        H3,
+        "Place a model representing the Second Overlord on the Town field of this tile. This enemy Hero does not move.",
+    )
+    scenario = sheet("homm3-scenario.yaml")
+    assert (
+        """{header: Story section, value: "{{ trigger.story }}", width: 16, when: "triggers | selectattr('story') | list"}"""
+        in scenario
+    )
