@@ -261,3 +261,10 @@ def test_scenario_sheet_prints_no_empty_story_column() -> None:
         """{header: Story section, value: "{{ trigger.story }}", width: 16, when: "triggers | selectattr('story') | list"}"""
         in scenario
     )
+
+
+def test_tokens_without_a_rule_get_one_line_not_empty_rows() -> None:
+    seed_has(H3, "• 1 × Build token\n• 1 × Population token")
+    aid = sheet("map-locations-and-tokens.yaml")
+    assert "selectattr('placed_when')" in aid and "*Also in the box:*" in aid
+    assert "placed_when" not in record("tokens.json", "build-token")
