@@ -268,3 +268,26 @@ def test_tokens_without_a_rule_get_one_line_not_empty_rows() -> None:
     aid = sheet("map-locations-and-tokens.yaml")
     assert "selectattr('placed_when')" in aid and "*Also in the box:*" in aid
     assert "placed_when" not in record("tokens.json", "build-token")
+
+
+def test_ability_schools_are_marked_inferred_and_not_printed_as_text() -> None:
+    seed_has(
+        H3,
+        "Basic Fire Magic, Basic Air Magic, Basic Water Magic, Basic Earth Magic, Fire Magic, Air Magic, Water Magic, and Earth Magic.",
+    )
+    for el in ("fire", "water", "air", "earth"):
+        assert record("abilities.json", f"basic-{el}-magic")["inferred"] == ["school"]
+        assert record("abilities.json", f"{el}-magic")["inferred"] == ["school"]
+    layout = (ROOT / "layouts" / "homm3.ability.json").read_text(encoding="utf-8")
+    assert "'school' not in (inferred or [])" in layout
+
+
+def test_campaign_ai_spells_print_their_casting_rule() -> None:
+    seed_has(H3, "Spells attacking multiple targets (like Fireball and Chain Lightning)")
+    seed_has(H3, "If more than half of them have already activated this turn, do not cast the spell now")
+    for rid in ("fireball", "chain-lightning", "stone-skin", "cure", "fire-shield", "weakness"):
+        assert record("spells.json", rid)["ai_rule"], rid
+    assert "adjacent player units" in record("spells.json", "fireball")["ai_rule"]
+    assert "(damage, by the context)" in record("spells.json", "cure")["ai_rule"]
+    layout = (ROOT / "layouts" / "homm3.spell.json").read_text(encoding="utf-8")
+    assert "'*Campaign AI:* ' ~ ai_rule" in layout
