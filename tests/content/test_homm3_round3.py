@@ -291,3 +291,11 @@ def test_campaign_ai_spells_print_their_casting_rule() -> None:
     assert "(damage, by the context)" in record("spells.json", "cure")["ai_rule"]
     layout = (ROOT / "layouts" / "homm3.spell.json").read_text(encoding="utf-8")
     assert "'*Campaign AI:* ' ~ ai_rule" in layout
+
+
+def test_summoned_unit_cards_print_the_summon_rules() -> None:
+    seed_has(H3, "remains under your command until it perishes, or the Combat ends, whichever comes first.")
+    seed_has(H3, "When you Summon a unit, place this token on its card.")
+    layout = (ROOT / "layouts" / "homm3.summoned-unit.json").read_text(encoding="utf-8")
+    assert layout.count("it never joins your Unit deck") == 2  # front (Few) and back (Pack)
+    assert "mark it with a Summon token" in layout
