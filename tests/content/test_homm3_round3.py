@@ -299,3 +299,13 @@ def test_summoned_unit_cards_print_the_summon_rules() -> None:
     layout = (ROOT / "layouts" / "homm3.summoned-unit.json").read_text(encoding="utf-8")
     assert layout.count("it never joins your Unit deck") == 2  # front (Few) and back (Pack)
     assert "mark it with a Summon token" in layout
+
+
+def test_token_layouts_draw_in_an_aid_where_no_side_is_set() -> None:
+    seed_has(
+        H3_TOKENS, "Sorceresses (Cove) place a Weakness Token on a unit: -1 or -2 Attack as shown on the Token's side."
+    )
+    for name in ("homm3.token.json", "homm3.combat-token.json"):
+        layout = (ROOT / "layouts" / name).read_text(encoding="utf-8")
+        assert "[side - 1]" not in layout and "faces[side]" not in layout, name
+        assert "(side if side is defined else 1)" in layout, name
