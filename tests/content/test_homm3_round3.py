@@ -144,7 +144,7 @@ def test_gate_goes_before_the_unit_with_the_highest_icon_stat() -> None:
     gate = next(p for p in points if p.startswith("If Walls and Gate"))
     assert (
         "top unit" not in gate
-        and "the unit with the highest value of a stat the rulebook shows only as an icon" in gate
+        and "the unit with the highest value of a stat given only as an icon in the rulebook" in gate
     )
 
 
@@ -160,7 +160,7 @@ def test_cure_rule_marks_damage_as_a_reading() -> None:
 def test_armorer_rule_invents_no_stat_on_the_card() -> None:
     seed_has(H3, "put a Defense token on the unit with the highest to represent the card's effect.")
     rule = record("scenarios.json", "hard-place")["ai"]["skills"][0]["rule"]
-    assert "the stat the card shows" not in rule and "shows only as an icon" in rule
+    assert "the stat the card shows" not in rule and "given only as an icon in the rulebook" in rule
 
 
 def test_banner_icon_rule_has_no_see_the_rulebook_remark() -> None:
