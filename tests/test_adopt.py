@@ -116,7 +116,55 @@ def test_a_pack_and_a_cycle_may_share_a_code_and_ref_follows_the_kind(repo: Path
     assert card is not None and card["title"] == "Déjà Vu"
     assert loaded.lookup("01002") is card  # without a kind: the first kind that has the id
     assert loaded.lookup("nope", "nr.card") is None
+    # what a face showing `| ref` depends on: every record its values may name, in every kind
+    named = {key for key, _ in loaded.referenced([card])}
+    assert {"nr.pack\0core", "nr.cycle\0core"} <= named, named
     assert not any(f.path.name == "package.json" for f in loaded.files)
+
+
+def card_layout(repo: Path, pack_text: str) -> Path:
+    """A card layout added beside the data: the title and a text made from the card's pack."""
+    layout = {
+        "kinds": ["nr.card"],
+        "size": "poker",
+        "front": {
+            "elements": [
+                {"name": "title", "type": "text", "x": 5, "y": 5, "w": 53, "h": 8, "text": "{{ title }}"},
+                {"name": "pack", "type": "text", "x": 5, "y": 20, "w": 53, "h": 8, "text": pack_text},
+            ]
+        },
+        "back": None,
+    }
+    path = repo / "layouts" / "card.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(layout, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def test_ref_naming_a_kind_draws_that_kinds_record(repo: Path) -> None:
+    """Pack `core` and cycle `core`: `ref(kind=...)` picks the pack; without the kind the cycle
+    (the first declared kind with that code) has no release date, so the code itself prints."""
+    pack_text = "released {{ pack_code | ref('date_release', kind='nr.pack') }} / {{ pack_code | ref('date_release') }}"
+    card_layout(repo, pack_text)
+    done = pnp(repo, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    import pdfplumber
+
+    (pdf,) = (repo / "output").rglob("*nr.card.pdf")
+    with pdfplumber.open(pdf) as opened:
+        text = "\n".join(page.extract_text() or "" for page in opened.pages)
+    assert "released 2012-09-06 / core" in text  # Déjà Vu is in pack core
+    assert "released 2012-12-14 /" in text  # a What Lies Ahead card: only a pack is named wla
+
+
+def test_ref_naming_an_unknown_kind_is_located_in_the_layout(repo: Path) -> None:
+    path = card_layout(repo, "{{ pack_code | ref('name', kind='nr.pak') }}")
+    done = pnp(repo, "check", "--no-render")
+    assert done.returncode == 1
+    at = line_of(path, "nr.pak")
+    assert f"layouts/card.json:{at}:" in done.stdout
+    assert "error[layout-unknown-kind]: ref names kind 'nr.pak', which no schema or record has" in done.stdout
+    assert "did you mean 'nr.pack'?" in done.stdout
 
 
 def test_a_dangling_reference_between_declared_kinds(repo: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMMANDS = ["check", "check-changed", "stats", "build", "new", "schema-path"]
+COMMANDS = ["check", "check-changed", "stats", "build", "new", "schema-path", "diff"]
 
 
 def pnp(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

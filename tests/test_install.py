@@ -9,6 +9,7 @@ editable install's own .pth hook, and the test asserts pnp is imported from the 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -141,3 +142,25 @@ def test_python_dash_m_pnp_runs_from_the_wheel(venv: Venv, tmp_path: Path) -> No
     assert done.stdout.startswith("pnp, version ")
     layout = Path(run(venv.python, "-m", "pnp", "schema-path", "layout", cwd=tmp_path).stdout.strip())
     assert layout.is_relative_to(venv.site_packages) and layout.is_file()
+
+
+def test_the_wheel_carries_the_documentation_that_messages_name(dist: Dist, venv: Venv, tmp_path: Path) -> None:
+    """A pip user has no docs/ folder: the pages are in the package, `pnp docs TOPIC` prints them,
+    and every `pnp docs TOPIC` that pnp's messages, help and scaffold name is a page there."""
+    pages = sorted(path.name for path in (ROOT / "docs").glob("*.md"))
+    with zipfile.ZipFile(dist.wheel) as wheel:
+        names = set(wheel.namelist())
+    assert [page for page in pages if f"pnp/docs/{page}" not in names] == []
+    listed = run(venv.pnp, "docs", cwd=tmp_path).stdout
+    assert "adopting" in listed and "layouts" in listed
+    adopting = run(venv.pnp, "docs", "adopting", cwd=tmp_path).stdout
+    assert adopting == (ROOT / "docs" / "adopting.md").read_text(encoding="utf-8") + "\n"
+    path = Path(run(venv.pnp, "docs", "--path", "layouts", cwd=tmp_path).stdout.strip())
+    assert path.is_relative_to(venv.site_packages) and path.is_file()
+    named = {
+        topic
+        for source in PACKAGE.rglob("*")
+        if source.is_file() and source.suffix in (".py", ".toml", ".yaml", ".json")
+        for topic in re.findall(r"pnp docs ([a-z]+)", source.read_text(encoding="utf-8", errors="replace"))
+    }
+    assert named and named <= {page.removesuffix(".md") for page in pages}, named

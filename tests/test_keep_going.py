@@ -68,3 +68,23 @@ def test_keep_going_without_errors_is_a_build(tmp_path: Path) -> None:
     done = pnp(project, "build", "--keep-going")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Card 03" in page_text(project / "output" / "test" / "test.card.pdf")
+
+
+def test_keep_going_in_a_language_draws_the_valid_records_translated(tmp_path: Path) -> None:
+    """--keep-going with --lang: the German file holds the valid heroes, translated; the invalid
+    one is reported at its line in the source records and left out, exit 1."""
+    project = copy_project("translate_project", tmp_path / "project")
+    heroes = project / "cards" / "heroes.json"
+    text = heroes.read_text(encoding="utf-8")
+    heroes.write_text(text.replace('"attack": 4', '"attack": "four"'), encoding="utf-8")
+    line = next(n for n, row in enumerate(heroes.read_text(encoding="utf-8").splitlines(), 1) if '"four"' in row)
+    done = pnp(project, "build", "--keep-going", "--lang", "de")
+    assert done.returncode == 1, done.stdout + done.stderr
+    errors = [row for row in done.stdout.splitlines() if "error[" in row]
+    assert errors and all(row.startswith(f"cards/heroes.json:{line}:") for row in errors), done.stdout
+    assert "Traceback" not in done.stderr
+    (pdf,) = (project / "output").rglob("*tale.hero.pdf")
+    assert "/de/" in pdf.as_posix() or pdf.parent.name == "de" or "de" in pdf.parts, pdf
+    drawn = page_text(pdf)
+    assert "Bogenschützin" in drawn and "Hüterin des Nordtors" in drawn  # the archer, in German
+    assert "Ritter" not in drawn and "Geschworener Schild" not in drawn  # the knight is left out

@@ -1,6 +1,6 @@
 """Draws the HoMM III token glyphs (own vector drawings, 100x100 viewBox) in a dark and a pale tint."""
 import math, pathlib
-OUT = pathlib.Path('/work/h-homm3/layouts/homm3-glyphs')
+OUT = pathlib.Path(__file__).resolve().parents[2] / 'layouts' / 'art' / 'homm3'
 def star(n, r1, r2, cx=50, cy=50):
     pts = []
     for i in range(2 * n):

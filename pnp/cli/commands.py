@@ -1,5 +1,5 @@
 """Command line: `pnp check`, `pnp check-changed`, `pnp stats`, `pnp new`, `pnp adopt`, `pnp build`, `pnp export`,
-`pnp translate`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
+`pnp translate`, `pnp diff`, `pnp watch`, `pnp schema-path`, `pnp init-schema`.
 
 Exit status: 0 clean (warnings allowed), 1 problems found, 2 usage, configuration or environment
 error, 130 interrupted (Ctrl-C).
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from pnp.cli import common, exporting, translating  # noqa: F401 - the export and translate groups register on cli
+from pnp.cli import common, diffing, exporting, translating  # noqa: F401 - pnp diff, the export and translate groups register on cli
 from pnp.cli.common import cli, exit_now, flush_and_exit, language_runs, project_for, project_option, report_problems
-from pnp.core.problems import expand_codes, one_line
+from pnp.core.problems import Problem, expand_codes, one_line
 from pnp.project.config import ConfigError, Project
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ def new(path: Path, name: str | None) -> None:
 def adopt(directory: Path) -> None:
     """Write a starting pnp.toml for an existing card-data repository (DIRECTORY, default here):
     kinds, schemas, id fields and references guessed from its files, each with its reason, for
-    you to review (docs/adopting.md). Nothing else is written; an existing pnp.toml is kept."""
+    you to review (`pnp docs adopting`). Nothing else is written; an existing pnp.toml is kept."""
     from pnp.outputs.adopt import adopt as guess_kinds
 
     if not directory.is_dir():
@@ -187,6 +187,37 @@ def schema_path(name: str | None, list_all: bool) -> None:
         click.echo(str(schemas[name.removesuffix(".schema.json")]))
     else:
         raise ConfigError(f"no published schema {name!r}; there are: {', '.join(schemas)}")
+
+
+@cli.command()
+@click.argument("topic", required=False)
+@click.option("--path", "show_path", is_flag=True, help="Print where the page (or the folder) is, not its text.")
+def docs(topic: str | None, show_path: bool) -> None:
+    """Print pnp's documentation page TOPIC (adopting, layouts, sheets, ...); without TOPIC, the topics.
+
+    The same pages as docs/ in pnp's repository, shipped in the package: `pnp docs layouts | less`.
+    """
+    from pnp.core.published import docs_folder, published_docs
+
+    pages = published_docs()
+    if not pages:
+        raise ConfigError("this installation of pnp has no documentation pages (pnp/docs/ is missing)")
+    if topic is None:
+        if show_path:
+            click.echo(str(docs_folder()))
+            return
+        for name, path in pages.items():
+            first = path.read_text(encoding="utf-8").split("\n", 1)[0].lstrip("# ").strip()
+            click.echo(f"{name:<14} {first}")
+        return
+    name = topic.removesuffix(".md").removeprefix("docs/")
+    if name not in pages:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(pages), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise ConfigError(f"no documentation page {topic!r}; {hint}pages: {', '.join(pages)}")
+    click.echo(str(pages[name]) if show_path else pages[name].read_text(encoding="utf-8"))
 
 
 @cli.command()
@@ -277,12 +308,13 @@ def build(
     )
     runs = language_runs(project, langs, fallback)
     if len(runs) > 1:  # one build per language, each reported as if run alone
-        codes = [_build_one(project, replace(options, lang=lang, fallback=back), fmt) for lang, back in runs]
+        seen: set[Problem] = set()  # each problem printed once, by the first run that finds it
+        codes = [_build_one(project, replace(options, lang=lang, fallback=back), fmt, seen) for lang, back in runs]
         sys.exit(max(codes))
     sys.exit(_build_one(project, replace(options, lang=runs[0][0], fallback=runs[0][1]), fmt))
 
 
-def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
+def _build_one(project: Project, options: BuildOptions, fmt: str, seen: set[Problem] | None = None) -> int:
     from pnp.core.output import OutputResult
     from pnp.project import stamp
 
@@ -298,7 +330,7 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
         if digest and not result.problems:
             stamp.record(project, key, digest, result.written + result.skipped)
     if result.problems:
-        report_problems(result.problems, fmt)
+        report_problems(result.problems, fmt, seen)
     sheets = dict(getattr(result, "sheets", ()))  # the fast path (nothing to build) counts none
     for path in result.written:
         count = f" ({sheets[path]} sheet{'s' if sheets[path] != 1 else ''})" if path in sheets else ""
@@ -334,7 +366,7 @@ def _build_one(project: Project, options: BuildOptions, fmt: str) -> int:
 )
 @project_option
 def watch(serve: bool, port: int, host: str | None, no_build: bool, dpi: int, project_dir: Path | None) -> None:
-    """Re-check and rebuild after every save; with --serve, a proof page that follows (see docs/preview.md)."""
+    """Re-check and rebuild after every save; with --serve, a proof page that follows (see `pnp docs preview`)."""
     from pnp.live.watch import WatchOptions, run_watch
 
     project = project_for(project_dir)

@@ -43,11 +43,18 @@ def cli() -> None:
     """Check card and token records, and render them into print-and-play files."""
 
 
-def report_problems(problems: tuple[Problem, ...], fmt: str) -> None:
-    """Problems without counts (a build's, an export's, pnp.toml's) on stdout, in the format `fmt`."""
+def report_problems(problems: tuple[Problem, ...], fmt: str, seen: set[Problem] | None = None) -> None:
+    """Problems without counts (a build's, an export's, pnp.toml's) on stdout, in the format `fmt`.
+    `seen`: what the runs before of the same command printed (one build per language checks the
+    same catalogs): each problem is printed once."""
     from pnp.rules.report import REPORTER_BY_NAME
     from pnp.rules.result import CheckResult
 
+    if seen is not None:
+        problems = tuple(p for p in problems if p not in seen)
+        seen.update(problems)
+        if not problems:
+            return
     REPORTER_BY_NAME[fmt](CheckResult(problems), sys.stdout)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from pnp.cli.common import cli, language_runs, project_for, project_option, report_problems
+from pnp.core.problems import Problem
 from pnp.project.config import Project
 
 
@@ -20,7 +21,7 @@ def export() -> None:
 
     Every export checks the project first: with errors it writes nothing and exits 1 (the gallery
     can be written anyway with --with-errors). Files are written atomically and only when their
-    inputs changed (--force rewrites them). See docs/export.md.
+    inputs changed (--force rewrites them). See `pnp docs export`.
     """
 
 
@@ -41,7 +42,7 @@ def _report_export(project: Project, name: str, result: object, fmt: str, note: 
 
 
 def export_lang_options(command: Any) -> Any:
-    """--lang and --fallback of the picture exports (docs/translations.md#exports-in-a-language)."""
+    """--lang and --fallback of the picture exports (`pnp docs translations`)."""
     command = click.option(
         "--fallback", is_flag=True, help="With --lang: draw the source text where a translation is missing."
     )(command)
@@ -56,23 +57,26 @@ def export_lang_options(command: Any) -> Any:
 def _export_languages(
     project: Project, name: str, langs: tuple[str, ...], options: Any, run: Any, fmt: str, with_errors: bool = False
 ) -> None:
-    """One export per language (--lang; see docs/translations.md), each reported as if run alone."""
+    """One export per language (--lang; see `pnp docs translations`), each reported as if run alone."""
     codes = []
+    seen: set[Problem] = set()  # each problem printed once, by the first language that finds it
     for lang, back in language_runs(project, langs, options.fallback):
         result = run(project, replace(options, lang=lang, fallback=back))
         label = f"{name} --lang {lang}" if lang else name
         note = " (written with the errors shown on the page)" if with_errors and result.written else ""
-        codes.append(_print_export(project, label, result, fmt, note))
+        codes.append(_print_export(project, label, result, fmt, note, seen))
     sys.exit(max(codes))
 
 
-def _print_export(project: Project, name: str, result: object, fmt: str, note: str = "") -> int:
+def _print_export(
+    project: Project, name: str, result: object, fmt: str, note: str = "", seen: set[Problem] | None = None
+) -> int:
     from pnp.outputs.export import ExportResult
 
     if not isinstance(result, ExportResult):
         raise TypeError(f"not an export result: {result!r}")
     if result.problems:
-        report_problems(result.problems, fmt)
+        report_problems(result.problems, fmt, seen)
     by_folder: dict[Path, list[Path]] = {}
     for path in result.written:
         by_folder.setdefault(path.parent, []).append(path)
@@ -123,7 +127,7 @@ def export_records(kinds: tuple[str, ...], fmt: str, output: Path | None, projec
     default=None,
     metavar="NAME",
     help="A print shop's size, bleed and safe zone: poker-us, bridge-us, mini-us, tarot-us (1/8 in bleed and safe), "
-    "poker, bridge, mini, tarot, square (3 mm), token-20, token-25, token-30, token-38 (2 mm); docs/export.md.",
+    "poker, bridge, mini, tarot, square (3 mm), token-20, token-25, token-30, token-38 (2 mm); `pnp docs export`.",
 )
 @click.option(
     "--bleed",

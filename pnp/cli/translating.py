@@ -12,7 +12,7 @@ from pnp.cli.common import cli, project_for, project_option, report_problems
 
 @cli.group()
 def translate() -> None:
-    """Translation catalogs translations/<lang>.po for [build] languages (see docs/translations.md)."""
+    """Translation catalogs translations/<lang>.po for [build] languages (see `pnp docs translations`)."""
 
 
 @translate.command("extract")

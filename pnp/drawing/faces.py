@@ -93,24 +93,9 @@ class FaceDigests:
             if name:
                 hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(root / name).encode())
         if uses_refs == "fields":
-            for rid, other in self.referenced(record):
+            for rid, other in self.loaded.referenced((record,)):
                 hasher.update(rid.encode(errors="surrogatepass") + b"\0" + _dumps(other))
         return hasher.hexdigest()
-
-    def referenced(self, record: Record) -> list[tuple[str, Record]]:
-        """Records whose id is one of `record`'s values (what `ref` may show), sorted by id."""
-        found: dict[str, Record] = {}
-        stack: list[Any] = [v for k, v in record.items() if k != "id"]
-        while stack:
-            value = stack.pop()
-            if isinstance(value, str):
-                if value not in found and (other := self.loaded.lookup(value)) is not None:
-                    found[value] = other
-            elif isinstance(value, dict):
-                stack.extend(value.values())
-            elif isinstance(value, list):
-                stack.extend(value)
-        return sorted(found.items())
 
     def _all_records(self) -> bytes:
         if self._all is None:
@@ -128,9 +113,10 @@ class FaceDigests:
         project = self.loaded.project
         files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
         files += icon_files(project)
-        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data]))
-        for path in files:
-            hasher.update(str(path).encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
+        hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data, layout.words, layout.labels]))
+        for path in files:  # named from the project's root: a copy elsewhere (pnp diff) has the same digests
+            name = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
+            hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
         uses_refs = _ref_use(layout)
         if uses_refs == "any":  # a template looks up an id it makes itself: every record may show
             hasher.update(self._all_records())

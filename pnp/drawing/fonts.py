@@ -48,6 +48,8 @@ CONDENSED = Family("DejaVuSansCondensed", "DejaVuSansCondensed-Bold", "DejaVuSan
 FAMILIES = {"sans": SANS, "condensed": CONDENSED}
 
 _registered: set[str] = set()
+_by_content: dict[str, str] = {}  # sha256 of a project font file -> the name it is registered under
+FONT_MAX_BYTES = 64 * 1024 * 1024  # a TrueType file: far below this
 
 
 class FontError(ValueError):  # a ValueError: drawing reports it as a layout problem
@@ -73,10 +75,24 @@ def register_bundled() -> None:
 
 
 def register_file(path: Path) -> str:
-    """Register a project TrueType font; its name is derived from the file so it is stable."""
+    """Register a project TrueType font; its name is derived from the file so it is stable:
+    `pnp-STEM`, and `pnp-STEM-DIGEST` for another content under a stem already registered (a font
+    file edited while `pnp watch` runs, the earlier version `pnp diff` draws), so that each content
+    is drawn with its own glyphs."""
+    import hashlib
+
+    from pnp.core.paths import RefusedFile, read_regular
+
+    try:
+        content = hashlib.sha256(read_regular(path, FONT_MAX_BYTES, None)).hexdigest()
+    except RefusedFile as refused:
+        raise FontError(f"{path}: {refused.message}") from None
+    known = _by_content.get(content)
+    if known is not None:
+        return known
     name = "pnp-" + path.stem
     if name in _registered:
-        return name
+        name = f"{name}-{content[:12]}"
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
@@ -87,6 +103,7 @@ def register_file(path: Path) -> str:
     except Exception:  # noqa: BLE001 - reportlab's parser on a truncated or odd file: struct.error, IndexError...
         raise FontError(f"{path}: not a usable TrueType font (cut short or damaged)") from None
     _registered.add(name)
+    _by_content[content] = name
     return name
 
 

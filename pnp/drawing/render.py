@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import collections
 import weakref
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,8 +37,17 @@ from pnp.drawing.impose import Box
 from pnp.drawing.layers import group_layers
 from pnp.drawing.words import TextSetter
 from pnp.drawing.words import parse_markup as parse_markup
-from pnp.project.layout import Layout, choice_value, compile_message, face_entries, is_back_choice, template_env
-from pnp.project.layout import ref_filter as _ref_filter
+from pnp.project.layout import (
+    Layout,
+    choice_value,
+    compile_message,
+    face_entries,
+    is_back_choice,
+    template_env,
+)
+from pnp.project.refkinds import Lookup, no_lookup
+from pnp.project.refkinds import ref_filter as _ref_filter
+from pnp.project.templatewords import install_words, label_filter
 
 # Faces drawn in this process, per layout name: tests show that a build draws each card once.
 FACES_DRAWN: collections.Counter[str] = collections.Counter()
@@ -53,13 +61,16 @@ class Renderer:
         layout: Layout,
         root: Path,
         icons: dict[str, dict[str, Any]],
-        lookup: Callable[[str], dict[str, Any] | None] | None = None,
+        lookup: Lookup | None = None,
     ) -> None:
         register_bundled()
         self.layout = layout
         self.root = root.resolve()
         self.env = template_env()
-        self.env.filters["ref"] = _ref_filter(lookup or (lambda _id: None))
+        self.env.filters["ref"] = _ref_filter(lookup or no_lookup)
+        words, labels = layout.words, layout.labels  # in the language drawn (pnp.translation.localize)
+        install_words(self.env, (lambda _context, text: words.get(text) or text) if words else None)
+        self.env.filters["label"] = label_filter(lambda context: labels.get(str(context.get("kind")), {}))
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
         self.findings: list[Finding] = []  # found while preparing: templates that do not compile

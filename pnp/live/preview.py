@@ -11,14 +11,17 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from pnp.core.problems import Finding, Problem, text_line
 from pnp.project.config import ConfigError, Project
+
+if TYPE_CHECKING:
+    from pnp.project.refkinds import Lookup
 
 PREVIEW_DPI = 100
 EAGER_RENDER_LIMIT = 64  # faces re-rendered during a round; more are drawn when the page asks
@@ -86,7 +89,7 @@ def broken_files(checked: Checked) -> set[str]:
     }
 
 
-def new_renderer(checked: Checked, layout: Any, lookup: Callable[[str], dict[str, Any] | None]) -> Any:
+def new_renderer(checked: Checked, layout: Any, lookup: Lookup) -> Any:
     from pnp.drawing.render import Renderer
 
     return Renderer(layout, checked.loaded.project.root, checked.icons, lookup)
@@ -214,7 +217,7 @@ class Preview:
         self.snapshot = Snapshot(0, (), (), ())
         self.renderers: dict[str, Any] = {}
         self._groups: dict[tuple[str, str], tuple[Any, list[Card]]] = {}  # (kind, file): cards, and what made them
-        self._lookup: Callable[[str], dict[str, Any] | None] = lambda _id: None
+        self._lookup: Lookup | None = None
         self.images: ImageCache = ImageCache()
         self.faces_drawn = 0  # faces drawn since the watch began (tests count them per round)
         from pnp.drawing.faces import FileDigests
@@ -223,8 +226,8 @@ class Preview:
         self.render_lock = threading.Lock()  # pdfium and shared renderers: one face at a time
         self.changed_event = threading.Condition()
 
-    def lookup(self, record_id: str) -> dict[str, Any] | None:
-        return self._lookup(record_id)
+    def lookup(self, record_id: Any, kind: str | None = None) -> dict[str, Any] | None:
+        return self._lookup(record_id, kind) if self._lookup is not None else None
 
     def update(self, checked: Checked, problems: tuple[Problem, ...]) -> Snapshot:
         from pnp.drawing.faces import FaceDigests

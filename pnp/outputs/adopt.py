@@ -318,7 +318,7 @@ def _guess_refs(guesses: list[Guess]) -> None:
 
 def _toml(name: str, guesses: list[Guess]) -> str:
     lines = [
-        "# Written by pnp adopt: guesses for a person to review (docs/adopting.md), then `pnp check`.",
+        "# Written by pnp adopt: guesses for a person to review (`pnp docs adopting`), then `pnp check`.",
         "[project]",
         f"name = {json.dumps(name)}",
     ]

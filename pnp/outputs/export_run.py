@@ -158,7 +158,7 @@ class Session:
             layout = layouts.by_kind[kind]
             entries = list(loaded.records(kind))
             records = [record for _, _, record in entries]
-            renderer = Renderer(layout, project.root, icons, self.lookup)
+            renderer = Renderer(layout, project.root, icons, self.loaded.lookup)
             faces, issues = expand_faces(renderer, [((f, i), r) for f, i, r in entries])
             origins = {str(r.get("id")): (f, i) for f, i, r in entries}
             issues = [*renderer.findings, *issues]
@@ -180,25 +180,11 @@ class Session:
             )
         return plans
 
-    def lookup(self, record_id: str) -> dict[str, Any] | None:
-        """The record with this id, for the layouts' `ref` filter (a referenced record's name)."""
-        return self.loaded.lookup(record_id)
-
     def referenced(self, layout: Layout, records: list[dict[str, Any]]) -> list[Any]:
         """Records that `records` reference, when the layout shows them (`| ref`): their changes redraw the kind."""
         if not REF_FILTER.search(json.dumps(layout.data)):
             return []
-        ids: set[str] = set()
-        stack: list[Any] = [{k: v for k, v in r.items() if k != "id"} for r in records]
-        while stack:
-            value = stack.pop()
-            if isinstance(value, dict):
-                stack.extend(value.values())
-            elif isinstance(value, list):
-                stack.extend(value)
-            elif isinstance(value, str) and value in self.loaded.index.first:
-                ids.add(value)
-        return [self.lookup(i) for i in sorted(ids)]
+        return [record for _, record in self.loaded.referenced(records)]
 
     def fresh(self, targets: list[Path], key: str) -> bool:
         return not self.options.force and bool(targets) and all(self.manifest.fresh(t, key) for t in targets)

@@ -11,7 +11,6 @@ but printed elsewhere), not a count of the box.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pnp.project.jsonfile import whole_number
@@ -20,6 +19,7 @@ if TYPE_CHECKING:
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     from pnp.project.layout import LayoutSet
+    from pnp.project.refkinds import Lookup
 
 Record = dict[str, Any]
 FAILURES = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError, RecursionError)
@@ -36,7 +36,7 @@ class FaceCounter:
     otherwise the record's `copies`. A template that fails (reported where the layout is checked
     and drawn) counts the record's `copies` too."""
 
-    def __init__(self, layouts: LayoutSet, lookup: Callable[[str], Record | None] | None = None) -> None:
+    def __init__(self, layouts: LayoutSet, lookup: Lookup | None = None) -> None:
         self.layouts = layouts
         self.lookup = lookup
         self._env: ImmutableSandboxedEnvironment | None = None
@@ -77,7 +77,8 @@ class FaceCounter:
 
     def _template_env(self) -> ImmutableSandboxedEnvironment:
         if self._env is None:
-            from pnp.project.layout import ref_filter, template_env
+            from pnp.project.layout import template_env
+            from pnp.project.refkinds import ref_filter
 
             self._env = template_env()
             if self.lookup is not None:

@@ -60,10 +60,13 @@ CONTEXT_NAMES = frozenset(
 def template_env() -> ImmutableSandboxedEnvironment:
     """The sandbox every layout template runs in: no attribute mutation, no unsafe calls, bounded work."""
     from pnp.project.sandbox import BoundedSandbox
+    from pnp.project.templatewords import install_words, label_filter
 
-    env = BoundedSandbox(autoescape=False, keep_trailing_newline=False)
+    env = BoundedSandbox(autoescape=False, keep_trailing_newline=False, extensions=["jinja2.ext.i18n"])
+    install_words(env)  # `_('Home')` and `{% trans %}`: the source text until a language build
     env.filters["roman"] = _roman
-    env.filters["ref"] = lambda value, field="name": value  # the renderer's looks the record up
+    env.filters["ref"] = lambda value, field="name", kind=None: value  # the renderer's looks the record up
+    env.filters["label"] = label_filter(lambda _context: {})  # the renderer's reads the kind's schema
     return env
 
 
@@ -76,7 +79,7 @@ def compile_message(layout: str, error: Exception, filters: Any) -> str:
     hint = f"did you mean {close[0]!r}? " if close else ""
     return (
         f"layout {layout!r}: template does not compile: {str(error).rstrip('.')}; "
-        f"{hint}filters are Jinja2's built-in ones and pnp's ref and roman"
+        f"{hint}filters are Jinja2's built-in ones and pnp's ref, roman and label"
     )
 
 
@@ -108,6 +111,8 @@ class Layout:
     chain: list[LayoutFile]
     data: dict[str, Any]
     kinds: list[str] = field(default_factory=list)
+    words: dict[str, str] = field(default_factory=dict)  # gettext msgid -> text in the language drawn
+    labels: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # kind -> field -> value -> label
 
     @property
     def files(self) -> list[Path]:
@@ -554,17 +559,3 @@ def check_layouts(
                     record_file.pointer(0) + ("" if record_file.kind else "/kind"),
                 ),
             )
-
-
-def ref_filter(lookup: Callable[[str], dict[str, Any] | None]) -> Callable[..., Any]:
-    """`{{ faction | ref }}`: the referenced record's name (or another field); lists map item by item."""
-
-    def ref(value: Any, field: str = "name") -> Any:
-        if isinstance(value, list):
-            return [ref(item, field) for item in value]
-        if not isinstance(value, str):
-            return value
-        target = lookup(value)
-        return target.get(field, value) if target else value
-
-    return ref

@@ -64,6 +64,30 @@ class LoadedProject:
         entry = self.index.find(record_id, kind)
         return entry[1].records[entry[2]] if entry else None
 
+    def referenced(self, records: Iterable[Record]) -> list[tuple[str, Record]]:
+        """Every record a `ref` on these records' values may show, sorted: for each value that is
+        an id, the record it names among the shared ids and in each declared kind (`ref` may name
+        the kind). What a face that shows `| ref` depends on."""
+        index = self.index
+        found: dict[tuple[str, str], Record] = {}
+        stack: list[Any] = [{k: v for k, v in r.items() if k != "id"} for r in records]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                stack.extend(value.values())
+            elif isinstance(value, list):
+                stack.extend(value)
+            elif type(value) is str or (type(value) is int and index.scoped):
+                key = str(value)
+                entry = index.first.get(key)
+                if entry is not None:
+                    found.setdefault(("", key), entry[1].records[entry[2]])
+                for kind, ids in index.scoped.items():
+                    entry = ids.get(key)
+                    if entry is not None:
+                        found.setdefault((kind, key), entry[1].records[entry[2]])
+        return [(f"{kind}\0{key}", record) for (kind, key), record in sorted(found.items())]
+
     @property
     def layouts(self) -> LayoutSet:
         """Every layout, resolved (`extends`), with what was found reading them."""
@@ -72,12 +96,22 @@ class LoadedProject:
 
             project = self.project
             self._layouts = LayoutSet(project.layouts, project.display, set(self.schemas.kind_uri), project.root)
+            self._add_labels(self._layouts)
         return self._layouts
 
     @layouts.setter
     def layouts(self, layouts: LayoutSet) -> None:
         """A language's translated layouts in place of the project's (pnp.translation)."""
         self._layouts = layouts
+
+    def _add_labels(self, layouts: LayoutSet) -> None:
+        """Each layout that uses the `label` filter gets its kinds' enum labels from their schemas."""
+        from pnp.project.sheetfiles import schema_labels
+        from pnp.project.templatewords import uses_label
+
+        for layout in layouts.layouts.values():
+            if uses_label(layout.data):
+                layout.labels = {k: schema_labels(self.schemas, k) for k in layout.kinds if k in self.schemas.kind_uri}
 
     @property
     def icons(self) -> dict[str, dict[str, Any]]:

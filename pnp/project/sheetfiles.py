@@ -279,7 +279,7 @@ def check_sheets(
             continue
         message = (
             f'kind {kind!r} is printed on sheets ("x-card": false) but no sheet file lists it, so pnp build '
-            "prints it on a generic reference sheet; add a sheet file (docs/sheets.md)"
+            "prints it on a generic reference sheet; add a sheet file (`pnp docs sheets`)"
         )
         yield (
             record_file,

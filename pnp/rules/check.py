@@ -261,11 +261,13 @@ def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding
 def _layout_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     """Layout checks, only when the project has layouts (keeps jinja2 out of plain checks)."""
     from pnp.project.layout import check_layouts, unused_back_choices
+    from pnp.project.refkinds import unknown_ref_kinds
     from pnp.rules.projectfiles import check_layout_values
 
     schemas, layouts = loaded.schemas, loaded.layouts
     first_file = {kind: files[0] for kind, files in loaded.index.files_by_kind.items() if schemas.is_card(kind)}
     yield from check_layouts(layouts, schemas.properties, first_file)
+    yield from unknown_ref_kinds(layouts, set(schemas.kind_uri) | set(loaded.index.files_by_kind))
     yield from check_layout_values(layouts, loaded.project.root)
     yield from unused_back_choices(layouts, lambda kind: (record for _, _, record in loaded.records(kind)))
 

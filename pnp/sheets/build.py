@@ -408,7 +408,13 @@ def build_sheets(
 
 
 def render_findings(
-    loaded: LoadedProject, paper: str, draw_card: CardHook | None = None, cache: Path | None = None
+    loaded: LoadedProject,
+    paper: str,
+    draw_card: CardHook | None = None,
+    cache: Path | None = None,
+    texts: Callable[[SheetSet], None] | None = None,
+    word: Callable[[str, str], str] | None = None,
+    words_key: str = "",
 ) -> list[tuple[RecordFile, Finding]]:
     """`pnp check`: lay out every sheet in memory; what `pnp build` would report.
 
@@ -421,7 +427,10 @@ def render_findings(
     pagesize = paper_size(paper)
     project = loaded.project
     sheets = loaded.sheets
-    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), make_templates(loaded, sheets))
+    if texts is not None:  # a language (as build_sheets): its own copy of the sheet files
+        sheets = read_sheet_files(project)
+        texts(sheets)
+    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), make_templates(loaded, sheets, word))
     drawer: Drawer | None = None
     inputs = Inputs(loaded, sheets, paper)
     files = {f.path: f for f in loaded.files}
@@ -429,7 +438,7 @@ def render_findings(
     root = project.root
     found = [place(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        key = inputs.digest(output.sheet, output.relative, output.records)
+        key = inputs.digest(output.sheet, output.relative, output.records) + words_key
         name = hashlib.sha256(output.relative.encode()).hexdigest()[:24] + ".json"
         cached = read_cache(cache / name, key, files, root) if cache is not None else None
         if cached is None:
@@ -438,7 +447,7 @@ def render_findings(
 
                 fonts.register_bundled()
                 rl_config.invariant = 1
-                drawer = make_drawer(loaded, sheets, pagesize, draw_card)
+                drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
             drawer.problems.clear()
             build_one(drawer, output, pagesize)
             cached = [place(loaded, s, f) for s, f in drawer.problems]

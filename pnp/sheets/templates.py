@@ -16,8 +16,10 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
-from pnp.project.layout import ref_filter, template_env
+from pnp.project.layout import template_env
+from pnp.project.refkinds import Lookup, ref_filter
 from pnp.project.sheetfiles import SheetFile, SheetSet
+from pnp.project.templatewords import install_words
 
 Block = dict[str, Any]
 Scope = dict[str, Any]
@@ -31,8 +33,9 @@ def word_key(part: str) -> str:
 
 def humanize(value: Any) -> str:
     """An enum value without a label: 'core-non-city' -> 'Core non city'."""
-    text = str(value).replace("-", " ").replace("_", " ")
-    return text[:1].upper() + text[1:]
+    from pnp.project.templatewords import humanize as words_humanize
+
+    return words_humanize(value)
 
 
 def record_id(scope: Scope) -> str:
@@ -55,7 +58,7 @@ class Templates:
     problems its templates met."""
 
     sheets: SheetSet
-    lookup: Callable[[str], dict[str, Any] | None]
+    lookup: Lookup
     labels: Callable[[str, str], dict[str, str]]
     records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
     # a sheet word from no sheet file, by catalog context (pnp.translation.sheetwords): a language build translates it
@@ -70,6 +73,8 @@ class Templates:
         self.env.filters["label"] = self._label_filter()
         self.env.filters["resolve"] = self._resolve
         self.env.globals["records_of"] = self.records_of
+        word = self.word  # `_('Ships')` in a sheet: the entry of this sheet file (sheet:<name>, by text)
+        install_words(self.env, lambda context, text: word(f"sheet:{context.get('__sheet__', '')}", text))
 
     def _resolve(self, value: Any) -> Any:
         """`{{ unit | resolve }}`: the record an id names (lists map item by item); None for no record."""

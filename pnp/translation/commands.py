@@ -20,12 +20,13 @@ from pnp.translation.checks import check_catalog
 from pnp.translation.sources import source_units
 from pnp.translation.units import (
     FOLDER,
-    LAYOUT_CONTEXT,
     SHEET_COLUMNS,
     TEMPLATE,
     Unit,
     entry_key,
+    keyed_by_text,
     target_languages,
+    with_moved_shared,
 )
 
 if TYPE_CHECKING:
@@ -55,16 +56,19 @@ def status(loaded: LoadedProject) -> list[Status]:
     units = source_units(loaded, layouts)
     rows = []
     for lang in target_languages(project):
-        catalog = read_catalog(project, lang)
+        catalog = with_moved_shared(read_catalog(project, lang), units)
         if catalog.error:  # counted as nothing translated would hide the mistake: say it, located
             where, finding = next(iter(check_catalog(loaded, catalog, {})))
             problem = where.locate(finding)
             line = f"{problem.place}: {problem.severity}[{problem.code}]: {problem.message}"
-            rows.append(Status(lang, len(units), 0, len(units), 0, 0, line))
+            counted = sum(1 for u in units.values() if not u.override_of)
+            rows.append(Status(lang, counted, 0, counted, 0, 0, line))
             continue
         missing = stale = translated = 0
         for key, unit in units.items():
             entry = catalog.entries.get(key)
+            if entry is None and unit.override_of:
+                continue  # a shared text's record: counted once, as its kind's entry
             if entry is None or not entry.msgstr:
                 missing += 1
             elif entry.fuzzy or entry.msgid != unit.source:
@@ -72,7 +76,7 @@ def status(loaded: LoadedProject) -> list[Status]:
             else:
                 translated += 1
         unknown = sum(1 for key in catalog.entries if key not in units)
-        rows.append(Status(lang, len(units), translated, missing, stale, unknown))
+        rows.append(Status(lang, translated + missing + stale, translated, missing, stale, unknown))
     return rows
 
 
@@ -155,7 +159,7 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
     rows = sheet.rows
     layouts = loaded.layouts
     units = source_units(loaded, layouts)
-    by_context = {u.context: u for u in units.values() if not u.context.startswith(LAYOUT_CONTEXT)}
+    by_context = {u.context: u for u in units.values() if not keyed_by_text(u.context)}
     found = read_catalog(project, lang)
     if found.error:
         raise ConfigError(f"{found.file.display}: {found.error}")
@@ -180,11 +184,7 @@ def import_sheet(loaded: LoadedProject, path: Path, lang: str) -> tuple[list[Pro
         source = cells[at["source"]] if "source" in at else None
         if not context or not text:
             continue
-        unit = (
-            units.get(entry_key(context, source or ""))
-            if context.startswith(LAYOUT_CONTEXT)
-            else by_context.get(context)
-        )
+        unit = units.get(entry_key(context, source or "")) if keyed_by_text(context) else by_context.get(context)
         if unit is None:
             column = at["context"] + 1
             message = f"{lang}: no translatable text has context {context!r}; keep the context column as extracted"

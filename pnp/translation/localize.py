@@ -9,17 +9,20 @@ problem, at its msgstr line), and `Fallbacks` what `--fallback` draws in the sou
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from pnp.core.pointers import unescape
+from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding, Problem
 from pnp.project.config import ConfigError, Project
 from pnp.project.loaded import read_sheet_files
 from pnp.project.records import RecordFile
 from pnp.translation.catalogs import read_catalog
+from pnp.translation.sheetwords import word
 from pnp.translation.sources import layout_elements, source_units, static_sheet_texts
 from pnp.translation.units import (
+    KIND_CONTEXT,
     LABEL_CONTEXT,
     LAYOUT_CONTEXT,
     NOT_RECORD_CONTEXTS,
@@ -33,6 +36,7 @@ from pnp.translation.units import (
     is_static,
     source_language,
     target_languages,
+    with_moved_shared,
 )
 
 if TYPE_CHECKING:
@@ -41,15 +45,32 @@ if TYPE_CHECKING:
     from pnp.project.sheetfiles import SheetSet
 
 
+def effective_entry(catalog: CatalogFile, units: dict[str, Unit], unit: Unit) -> Entry | None:
+    """The translated entry a record field is drawn with: its own (an override of a shared text),
+    else its kind's shared entry; None when neither is translated."""
+    entry = catalog.entries.get(unit.context)
+    if entry is not None and entry.msgstr and entry.msgid == unit.source:
+        return entry
+    if unit.override_of:
+        shared = catalog.entries.get(unit.override_of)
+        if shared is not None and shared.msgstr:
+            return shared
+    return entry if entry is not None and entry.msgstr else None
+
+
+def record_field_units(units: dict[str, Unit]) -> Iterator[Unit]:
+    """The units of record fields (a shared text's fields included, its `kind:` entry not)."""
+    return (u for u in units.values() if not u.context.startswith(NOT_RECORD_CONTEXTS))
+
+
 def translations_by_record(catalog: CatalogFile, units: dict[str, Unit]) -> dict[str, list[tuple[str, str]]]:
     """record id -> (pointer, text) of every translated field still in the source."""
     found: dict[str, list[tuple[str, str]]] = {}
-    for key, entry in catalog.entries.items():
-        unit = units.get(key)
-        if unit is None or not entry.msgstr or entry.context.startswith(NOT_RECORD_CONTEXTS):
-            continue
-        rid, _, pointer = entry.context.partition("/")
-        found.setdefault(rid, []).append(("/" + pointer, entry.msgstr))
+    for unit in record_field_units(units):
+        entry = effective_entry(catalog, units, unit)
+        if entry is not None:
+            rid, _, pointer = unit.context.partition("/")
+            found.setdefault(rid, []).append(("/" + pointer, entry.msgstr))
     return found
 
 
@@ -109,7 +130,23 @@ def translated_layouts(layouts: LayoutSet, catalog: CatalogFile) -> LayoutSet:
                         (e.msgstr for c in contexts if (e := catalog.entries.get(entry_key(c, value))) and e.msgstr),
                         value,
                     )
-        out.layouts[name] = Layout(layout.name, layout.chain, data, layout.kinds)
+        words = {  # gettext messages of the layout's templates (`_('Home')`), its own file's first
+            e.msgid: e.msgstr
+            for c in reversed(contexts)
+            for e in catalog.entries.values()
+            if e.context == c and e.msgstr
+        }
+        labels = {
+            kind: {
+                name: {
+                    v: word(catalog, f"{LABEL_CONTEXT}{kind}/{escape(name)}/{escape(v)}", t)
+                    for v, t in by_value.items()
+                }
+                for name, by_value in fields.items()
+            }
+            for kind, fields in layout.labels.items()
+        }
+        out.layouts[name] = Layout(layout.name, layout.chain, data, layout.kinds, words, labels)
     for kind, layout in layouts.by_kind.items():
         out.by_kind[kind] = out.layouts[layout.name]
     return out
@@ -128,7 +165,9 @@ def translate_sheets(sheets: SheetSet, catalog: CatalogFile) -> None:
             sheets.sheets[name] = replace(sheet, data=data)
 
 
-def _entry_shown(layout: Any, layouts: LayoutSet, catalog: CatalogFile, rid: str, element_name: str) -> Entry | None:
+def _entry_shown(
+    layout: Any, layouts: LayoutSet, catalog: CatalogFile, units: dict[str, Unit], rid: str, element_name: str
+) -> Entry | None:
     """The translated entry an element of a record shows (None when it shows only source text)."""
     from pnp.project.layout import fields_read
 
@@ -148,11 +187,11 @@ def _entry_shown(layout: Any, layouts: LayoutSet, catalog: CatalogFile, rid: str
                         return entry
                 continue
             for name in sorted(fields_read(layouts.env, value, False)):
-                for entry in catalog.entries.values():
-                    if entry.msgstr and (
-                        entry.context == f"{rid}/{name}" or entry.context.startswith(f"{rid}/{name}/")
-                    ):
-                        return entry
+                for unit in units.values():
+                    if unit.context == f"{rid}/{name}" or unit.context.startswith(f"{rid}/{name}/"):
+                        entry = effective_entry(catalog, units, unit)
+                        if entry is not None:
+                            return entry
     return None
 
 
@@ -167,7 +206,9 @@ class Fallbacks:
 
     @property
     def count(self) -> int:
-        return sum(len(v) for v in (*self.records.values(), *self.layouts.values())) + self.sheets
+        """Texts drawn in the source language (an enum label once, however many cards print it)."""
+        fields = sum(1 for v in self.records.values() for p in v if not p.startswith(LABEL_CONTEXT))
+        return fields + sum(len(v) for v in self.layouts.values()) + self.sheets
 
     def of_card(self, record_id: str, layout: Any) -> list[str]:
         """What fell back on one card: its fields' pointers, then its layout's strings."""
@@ -238,7 +279,9 @@ class Localized:
                 }
             record = _record_at(by_pointer, finding.pointer)
             entry = (
-                _entry_shown(layout, self.source_layouts, self.catalog, str(record.get("id")), finding.element)
+                _entry_shown(
+                    layout, self.source_layouts, self.catalog, self.units, str(record.get("id")), finding.element
+                )
                 if record is not None and layout is not None
                 else None
             )
@@ -267,6 +310,13 @@ def fallbacks_of(catalog: CatalogFile, units: dict[str, Unit]) -> Fallbacks:
     layouts: dict[str, list[str]] = {}
     sheets = 0
     for key, unit in units.items():
+        if unit.context.startswith(KIND_CONTEXT):
+            continue  # counted on each record field that shows it
+        if not unit.context.startswith(NOT_RECORD_CONTEXTS):
+            if effective_entry(catalog, units, unit) is None:
+                rid, _, pointer = unit.context.partition("/")
+                records.setdefault(rid, []).append(pointer)
+            continue
         entry = catalog.entries.get(key)
         if entry is not None and entry.msgstr:
             continue
@@ -274,9 +324,6 @@ def fallbacks_of(catalog: CatalogFile, units: dict[str, Unit]) -> Fallbacks:
             sheets += 1
         elif unit.context.startswith(LAYOUT_CONTEXT):
             layouts.setdefault(unit.context[len(LAYOUT_CONTEXT) :], []).append(unit.source)
-        else:
-            rid, _, pointer = unit.context.partition("/")
-            records.setdefault(rid, []).append(pointer)
     return Fallbacks({k: tuple(v) for k, v in records.items()}, {k: tuple(v) for k, v in layouts.items()}, sheets)
 
 
@@ -303,7 +350,8 @@ def localize(
     """
     project = loaded.project
     check_language(project, lang)
-    catalog = read_catalog(project, lang)
+    units = source_units(loaded, layouts)
+    catalog = with_moved_shared(read_catalog(project, lang), units)
     display = catalog.file.display
     if not fallback:
         problems = [
@@ -316,10 +364,23 @@ def localize(
             else p
             for p in problems
         ]
-    units = source_units(loaded, layouts)
-    return localized_as(
-        loaded, layouts, problems, catalog, units, fallbacks_of(catalog, units) if fallback else Fallbacks()
-    )
+    fallbacks = _with_card_labels(loaded, layouts, catalog, fallbacks_of(catalog, units)) if fallback else Fallbacks()
+    return localized_as(loaded, layouts, problems, catalog, units, fallbacks)
+
+
+def _with_card_labels(loaded: LoadedProject, layouts: LayoutSet, catalog: CatalogFile, found: Fallbacks) -> Fallbacks:
+    """`found` with, for each card whose layout prints enum labels (the `label` filter), the labels
+    of its values that have no translation (`label:<kind>/<field>/<value>`): the gallery marks them."""
+    records = {k: list(v) for k, v in found.records.items()}
+    for kind, layout in layouts.by_kind.items():
+        for field_name, by_value in layout.labels.get(kind, {}).items():
+            for _, _, record in loaded.records(kind):
+                value = record.get(field_name)
+                context = f"{LABEL_CONTEXT}{kind}/{escape(field_name)}/{escape(str(value))}"
+                entry = catalog.entries.get(context)
+                if str(value) in by_value and (entry is None or not entry.msgstr):
+                    records.setdefault(str(record.get("id")), []).append(context)
+    return replace(found, records={k: tuple(v) for k, v in records.items()})
 
 
 def localized_as(

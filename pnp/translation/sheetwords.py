@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding, Problem
 from pnp.project.loaded import read_sheet_files
-from pnp.translation.units import LABEL_CONTEXT, OWN_CONTEXT, SHEET_CONTEXT, Face, Unit, is_static
+from pnp.translation.units import LABEL_CONTEXT, OWN_CONTEXT, SHEET_CONTEXT, Face, Unit, entry_key, is_static
 
 if TYPE_CHECKING:
     from pnp.project.loaded import LoadedProject
@@ -65,7 +65,11 @@ def sheet_word_units(loaded: LoadedProject) -> Iterator[Unit]:
     sheets = read_sheet_files(project)
     covered = {k for sheet in sheets.sheets.values() for k in sheet.kinds}
     generic = uncovered_kinds(loaded, covered)
-    for kind in kinds if sheets.sheets or generic else ():  # labels are printed on sheets only
+    layouts = loaded.layouts  # labels are printed on sheets, and on cards whose layout has the label filter
+    labelled = (
+        kinds if sheets.sheets or generic else [k for k in kinds if k in layouts.by_kind and layouts.by_kind[k].labels]
+    )
+    for kind in labelled:
         display, text = texts[kind]
         for name, by_value in sorted(schema_labels(schemas, kind).items()):
             for value, label in by_value.items():
@@ -93,7 +97,7 @@ def sheet_word_units(loaded: LoadedProject) -> Iterator[Unit]:
 
 def word(catalog: CatalogFile, context: str, text: str) -> str:
     """A sheet word in the catalog's language (the source `text` while it has no translation)."""
-    entry = catalog.entries.get(context)
+    entry = catalog.entries.get(entry_key(context, text))
     return entry.msgstr if entry is not None and entry.msgstr else text
 
 
@@ -108,18 +112,25 @@ def relocate_sheet_problems(
         if problem.code != "text-overflow" or problem.file not in sheet_names:
             out.append(problem)
             continue
-        entry = _cause(catalog, sheet_names[problem.file], problem)
-        message = f"{catalog.lang}: {problem.message}"
-        if entry is None:
-            out.append(replace(problem, message=message))
+        cause = cause_finding(catalog, sheet_names[problem.file], problem)
+        if cause is None:
+            out.append(replace(problem, message=f"{catalog.lang}: {problem.message}"))
         else:
-            message = (
-                f"{catalog.lang}: the translation of {entry.context} makes {problem.file} {problem.pointer} "
-                f"taller than a page: {problem.message.removeprefix(EMPTY_RECORD)}"
-            )
-            located = catalog.file.locate(Finding(problem.code, message, offset=entry.offset))
-            out.append(replace(located, severity=problem.severity))
+            out.append(replace(catalog.file.locate(cause), severity=problem.severity))
     return tuple(out)
+
+
+def cause_finding(catalog: CatalogFile, sheet: str, problem: Problem) -> Finding | None:
+    """A sheet block too tall in the catalog's language, at the entry that makes it so (None when
+    that is not knowable)."""
+    entry = _cause(catalog, sheet, problem)
+    if entry is None:
+        return None
+    message = (
+        f"{catalog.lang}: the translation of {entry.context} makes {problem.file} {problem.pointer} "
+        f"taller than a page: {problem.message.removeprefix(EMPTY_RECORD)}"
+    )
+    return Finding(problem.code, message, offset=entry.offset)
 
 
 def _cause(catalog: CatalogFile, sheet: str, problem: Problem) -> Any:
@@ -131,8 +142,9 @@ def _cause(catalog: CatalogFile, sheet: str, problem: Problem) -> Any:
         e for c, e in catalog.entries.items()
         if e.msgstr and (c == prefix or c.startswith(prefix + "/"))
     ]  # fmt: skip
-    grown = [e for e in fixed if len(e.msgstr) > len(e.msgid)]
-    if len(grown) == 1:
+    grown = sorted((e for e in fixed if len(e.msgstr) > len(e.msgid)), key=lambda e: len(e.msgid) - len(e.msgstr))
+    growth = [len(e.msgstr) - len(e.msgid) for e in grown]
+    if len(grown) == 1 or (grown and growth[0] > 2 * sum(growth[1:])):  # one translation grew the block most
         return grown[0]
     named = RECORD_NAMED.match(problem.message)
     if not fixed and named and named.group(1):

@@ -1,8 +1,9 @@
 """What is translatable in a project: its source units, in file order.
 
-Record fields the schema marks translatable, the static strings of layouts and the fixed
-strings of sheet files each become a `Unit` (context, source text, where it is, the fonts it is
-drawn in). Every other module of the package starts from these units: the catalog checks, the
+Record fields the schema marks translatable (a text several records of a kind share is one unit
+of the kind, `kind:<kind>`), the static strings of layouts, the fixed strings of sheet files and
+the words templates write (`_('Home')`, `{% trans %}`) each become a `Unit` (context, source
+text, where it is, the fonts it is drawn in). Every other module of the package starts from these units: the catalog checks, the
 localized project a language build draws, and `pnp translate extract`. Walking a layout's
 elements and a sheet's fixed strings is here too, as localizing replaces those same strings.
 """
@@ -10,6 +11,7 @@ elements and a sheet's fixed strings is here too, as localizing replaces those s
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pnp.core.pointers import escape
@@ -18,7 +20,9 @@ from pnp.project.config import Project
 from pnp.project.index import values_at
 from pnp.project.jsonfile import line_col
 from pnp.project.loaded import read_sheet_files
+from pnp.project.records import RecordFile
 from pnp.translation.units import (
+    KIND_CONTEXT,
     LAYOUT_CONTEXT,
     SHEET_CODE_KEYS,
     SHEET_CONTEXT,
@@ -75,14 +79,15 @@ def _field_faces(layouts: LayoutSet, kind: str) -> dict[str, tuple[Face, ...]]:
     return {name: tuple(dict.fromkeys(faces)) for name, faces in found.items()}
 
 
-def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
-    """Every translatable text of the project, by entry key, in file order (records, then layouts)."""
-    units: dict[str, Unit] = {}
+def _record_units(loaded: LoadedProject, layouts: LayoutSet) -> Iterator[Unit]:
+    """Every record field to translate: one unit per field, and a text that several fields of a
+    kind share becomes one entry of the kind (`kind:<kind>`), which each field may override."""
     for kind in sorted(loaded.index.files_by_kind):
         paths = translatable_paths(loaded, kind)
         if not paths:
             continue
         faces_of = _field_faces(layouts, kind)
+        fields: list[Unit] = []
         for record_file, index, record in loaded.records(kind):
             rid = record.get("id")
             if not isinstance(rid, str):
@@ -92,11 +97,56 @@ def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
                 for pointer, value in values_at(record, path, ""):
                     if not isinstance(value, str) or not value.strip():
                         continue
-                    offset = record_file.offset_of(Finding("missing-translation", "", base + pointer))
-                    line = line_col(record_file.text, offset)[0]
-                    faces = faces_of.get(path[0], (Face(),))
-                    unit = Unit(f"{rid}{pointer}", value, (record_file.display, line), faces)
-                    units.setdefault(unit.key, unit)
+                    # located at its line, or at its row in a spreadsheet (the locator's line)
+                    line = record_file.locate(Finding("missing-translation", "", base + pointer)).line
+                    fields.append(
+                        Unit(f"{rid}{pointer}", value, (record_file.display, line), faces_of.get(path[0], (Face(),)))
+                    )
+        by_text: dict[str, list[Unit]] = {}
+        for unit in fields:
+            by_text.setdefault(unit.source, []).append(unit)
+        for unit in fields:
+            group = by_text[unit.source]
+            if len(group) == 1:
+                yield unit
+                continue
+            shared = Unit(
+                KIND_CONTEXT + kind,
+                unit.source,
+                group[0].location,
+                tuple(dict.fromkeys(f for u in group for f in u.faces)),
+                tuple(dict.fromkeys(u.location for u in group)),
+            )
+            if unit is group[0]:
+                yield shared
+            yield replace(unit, override_of=shared.key)
+
+
+def _message_units(
+    context: str, source: RecordFile, pointer: str, template: str, env: Any, faces: tuple[Face, ...]
+) -> Iterator[Unit]:
+    """The gettext messages of one template (`_('Home')`, `{% trans %}`), at their file and line."""
+    from jinja2.exceptions import TemplateSyntaxError
+
+    from pnp.project.templatewords import messages
+
+    try:
+        found = list(messages(env, template))
+    except TemplateSyntaxError:  # reported by the layout and sheet checks
+        return
+    if found:
+        line = source.locate(Finding("missing-translation", "", pointer)).line
+        for at, message in found:
+            yield Unit(context, message, (source.display, line + at - 1), faces)
+
+
+def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
+    """Every translatable text of the project, by entry key, in file order (records, then layouts)."""
+    from pnp.project.layout import iter_templates
+
+    units: dict[str, Unit] = {}
+    for unit in _record_units(loaded, layouts):
+        units.setdefault(unit.key, unit)
     for name in sorted(layouts.files):
         layout_file = layouts.files[name]
         for face, i, element in layout_elements(layout_file.data):
@@ -110,6 +160,12 @@ def source_units(loaded: LoadedProject, layouts: LayoutSet) -> dict[str, Unit]:
                     LAYOUT_CONTEXT + name, value, (layout_file.source.display, line), (_element_faces(element, key),)
                 )
                 units.setdefault(unit.key, unit)
+        for pointer, template, expression in iter_templates(layout_file):
+            if not expression:
+                for unit in _message_units(
+                    LAYOUT_CONTEXT + name, layout_file.source, pointer, template, layouts.env, (Face(), Face(bold=True))
+                ):
+                    units.setdefault(unit.key, unit)
     for unit in sheet_units(loaded.project):
         units.setdefault(unit.key, unit)
     from pnp.translation.sheetwords import sheet_word_units
@@ -135,10 +191,18 @@ def static_sheet_texts(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 
 def sheet_units(project: Project) -> Iterator[Unit]:
-    """The fixed strings of every sheet file (sheets/*.yaml), keyed `sheet:<name>/<pointer>`."""
+    """The fixed strings of every sheet file (sheets/*.yaml), keyed `sheet:<name>/<pointer>`, and
+    its templates' gettext messages, keyed `sheet:<name>` and their text."""
+    from pnp.project.sheetfiles import iter_sheet_templates
+
     sheets = read_sheet_files(project)
     for name in sorted(sheets.sheets):
         source = sheets.sheets[name].source
         for pointer, text in static_sheet_texts(sheets.sheets[name].data):
             line = source.locate(Finding("missing-translation", "", pointer)).line  # YAML has its own locator
             yield Unit(f"{SHEET_CONTEXT}{name}{pointer}", text, (source.display, line), (Face(), Face(bold=True)))
+        for pointer, template, expression in iter_sheet_templates(sheets.sheets[name].data):
+            if not expression:
+                yield from _message_units(
+                    SHEET_CONTEXT + name, source, pointer, template, sheets.env, (Face(), Face(bold=True))
+                )

@@ -68,9 +68,14 @@ def check_loaded(
         laid_out = sheet_render_findings(loaded, options.render_cache)
         problems.extend(not_found_before(problems, located(laid_out, options, checked)))
     if loaded.project.languages[1:]:  # catalogs per language (pnp.translation; drawn unless --no-render)
+        from pnp.drawing.findings import CACHE_FOLDER
         from pnp.translation.translate import translation_findings
 
-        problems.extend(located(translation_findings(loaded, options.render), options, checked))
+        sheets = options.render and not sheet_errors and not loaded.project.data_only  # laid out per language
+        cache = loaded.project.output / CACHE_FOLDER / "sheets" if options.render_cache else None
+        too_tall = frozenset((p.file, p.pointer) for p in problems if p.code == "text-overflow")  # in the source
+        found = located(translation_findings(loaded, options.render, sheets, cache, too_tall), options, checked)
+        problems.extend(found)
     return finish(problems)
 
 

@@ -102,7 +102,7 @@ def test_homm4_example_town_card_is_not_named(by_id: dict[str, dict[str, Any]]) 
         "when the Town Card shown in the illustration above is Level 1, a Hero who visits this Town can learn Level 1 Spells of Chaos, Nature and Death.",
     )
     town = by_id["homm4-asylum"]
-    assert town["name"] == "Town Card (rulebook example)"
+    assert town["name"] == "Town"  # no editorial "(rulebook example)" on the card (issue 28)
     assert "town_type" not in town
     assert town["inferred"] == ["faction"]
 
@@ -110,9 +110,11 @@ def test_homm4_example_town_card_is_not_named(by_id: dict[str, dict[str, Any]]) 
 def test_edge_label_table_names_each_labels_section(by_id: dict[str, dict[str, Any]]) -> None:
     text = seed_text(H4)
     table = by_id["homm4-card-edge-labels"]["table"]
-    assert table["columns"][-1] == "Rulebook section"
+    assert "Rulebook section" not in table["columns"]  # issue 28: kept in the source note, not printed
+    note = by_id["homm4-card-edge-labels"]["source"]["note"]
     for row in table["rows"]:
-        for section in row[-1].split("; "):
+        sections = note.split(f" {row[1]}: ", 1)[1].split(".")[0].split(", ")
+        for section in sections:
             assert f"\n{section}\n" in text, section
     seed_has(H4, 'turn it sideways so that you can read the word "Swarm" on it.')
     seed_has(H4, 'Object Cards have a "Sold" label on their side.')

@@ -26,7 +26,7 @@ def test_six_factions(by_kind):
 
 def test_faction_towns_and_terrains(by_id):
     assert "town" not in by_id["homm4-chaos"]  # the Town Card in the rulebook example is not named
-    assert "Its Town is Asylum (Buying Heroes)." in by_id["homm4-chaos"]["notes"]
+    assert by_id["homm4-chaos"]["town_name"] == "Asylum"  # named in Buying Heroes, no Town record
     assert by_id["homm4-life"]["town"] == "homm4-heaven"
     assert by_id["homm4-might"]["town"] == "homm4-stronghold"
     assert by_id["homm4-death"]["native_terrains"] == ["Volcanic", "Cursed Ground"]
