@@ -97,8 +97,9 @@ def replaced(path: Path, data: Any) -> Iterator[None]:
 
 def layouts_for(kinds: set[str], folder: Path) -> list[str]:
     """The files of a layouts folder that draw records of `kinds`: the layouts naming one of them,
-    the layouts they extend (transitively), and icons.json. (Every other file there is a layout.)"""
-    layouts = {path.stem: path for path in folder.iterdir() if path.name != "icons.json"}
+    the layouts they extend (transitively), and icons.json. (Every other file there is a layout;
+    folders hold the icons' images.)"""
+    layouts = {path.stem: path for path in folder.iterdir() if path.is_file() and path.name != "icons.json"}
     assert all(path.suffix == ".json" for path in layouts.values()), "layouts_for reads JSON layouts only"
     data = {name: json.loads(path.read_text(encoding="utf-8")) for name, path in layouts.items()}
     keep = {"icons.json"} & {path.name for path in folder.iterdir()}
@@ -125,6 +126,8 @@ def only_layouts(project: Path, source: Path, kinds: set[str]) -> Iterator[list[
     target.mkdir()
     for name in names:
         shutil.copy(source / name, target / name)
+    for folder in (path for path in source.iterdir() if path.is_dir()):  # the icons' images
+        shutil.copytree(folder, target / folder.name)
     yield names
 
 

@@ -142,7 +142,7 @@ def test_elemental_tiles_name_the_section_not_a_remark(by_kind: dict[str, list[d
     seed_has(H3, "All spells from that School of Magic that are cast by a Hero on that tile have their increased by 1.")
     effects = [t["effect"] for t in by_kind["homm3.map-tile"] if "effect" in t]
     assert len(effects) == 8
-    assert all("+1" in e and "see the rulebook, Elemental Map Tiles" in e for e in effects)
+    assert all("+1" in e and "Elemental Map Tiles" in e and "which one" not in e for e in effects)
 
 
 def test_rule_records_cite_sections_the_seeds_print(by_kind: dict[str, list[dict[str, Any]]]) -> None:
@@ -206,11 +206,13 @@ def test_forbidden_cards_rule_names_all_twelve_cards(rid: str, by_id: dict[str, 
     assert "the four Summon Elemental spells" not in rule  # the old summary named no card
 
 
-def test_elemental_damage_does_not_name_the_icon_as_a_fact(by_id: dict[str, dict[str, Any]]) -> None:
-    seed_has(H3, "it ignores the unit's .")  # the value is an icon the seed does not name
+def test_elemental_damage_names_defense_from_the_combat_tokens_guide(by_id: dict[str, dict[str, Any]]) -> None:
+    seed_has(H3, "it ignores the unit's .")  # the rulebook's line lost its icon
+    seed_has(H3_TOKENS, "the damage works like Spell damage and ignores the target's Defense.")
     rule = by_id["homm3-rule-elemental-damage"]
-    assert "Defense" not in " ".join(rule["points"]) + rule["see_rulebook"]
-    assert "Defense" in rule["source"]["note"]  # the reading stays for reviewers
+    assert "ignores the target's Defense" in rule["points"][0]
+    assert "see_rulebook" not in rule
+    assert rule["source"]["seed"] == H3_TOKENS
 
 
 def test_banner_icon_rule_keeps_no_transcription_remark(by_id: dict[str, dict[str, Any]]) -> None:
@@ -299,16 +301,13 @@ def test_mk_rules_point_to_the_rulebook_where_the_seed_is_garbled_or_cut(by_id: 
 # Round 3: abilities, artifacts, tokens, combat tokens, map locations and town buildings
 
 
-def test_only_one_way_monolith_tokens_are_marked_entrance_or_exit(by_id: dict[str, dict[str, Any]]) -> None:
+def test_two_way_monolith_note_claims_no_entrance_exit_exclusivity(by_id: dict[str, dict[str, Any]]) -> None:
     seed_has(H3, "both showing a One-way Monolith on one side, and a Two-way Monolith on the other.")
-    seed_has(
-        H3,
-        "Two-way Monolith token; One-way Monolith token (Entrance); One-way Monolith token (Exit).",
-    )
     seed_has(H3, "The One-way Monolith tokens are marked as Entrance or Exit.")
-    two_way = by_id["two-way-monolith"]["note"]
-    assert "Its tokens are marked Entrance/Exit" not in two_way  # the old note, said of the Two-way side
-    assert "only the One-way Monolith tokens are marked Entrance or Exit" in two_way
+    seed_has(H3, "You can use the Exit Monolith to move back to the Entrance Monolith.")  # the Two-way entry
+    two_way = by_id["two-way-monolith"]
+    assert "only the One-way" not in two_way["note"]
+    assert "move back to the Entrance" in two_way["rule"]
     assert by_id["one-way-monolith"]["note"] == "Its tokens are marked Entrance or Exit."
 
 
