@@ -393,9 +393,11 @@ def test_an_earlier_version_of_a_font_file_is_drawn_with_its_own_glyphs(tmp_path
     from pnp.drawing.fonts import FONT_DIR, register_file
 
     old, new, same = tmp_path / "old" / "title.ttf", tmp_path / "new" / "title.ttf", tmp_path / "same" / "title.ttf"
+    # contents no other test of this process registered (a content seen before keeps its first name)
+    unique = f"\0{tmp_path}".encode()
     for path, source in ((old, "DejaVuSans.ttf"), (new, "DejaVuSansCondensed.ttf"), (same, "DejaVuSans.ttf")):
         path.parent.mkdir()
-        shutil.copy(FONT_DIR / source, path)
+        path.write_bytes((FONT_DIR / source).read_bytes() + unique)
     names = register_file(old), register_file(new), register_file(same)
     assert names[0] != names[1] and names[0] == names[2]
     assert all(name.startswith("pnp-title") for name in names)
