@@ -242,7 +242,8 @@ def test_generated_csv_sheets_are_located(
 ) -> None:
     with replaced(build_project / "cards" / "sheet.csv", _csv_bytes(*sheet, open_quote)):
         problems = check_within_budget(build_project)
-    assert all(p.file.startswith("cards/") for p in problems), problems
+    found = [p for p in problems if p.code != "outside-safe-zone"]  # the layouts' own warnings
+    assert all(p.file.startswith("cards/") for p in found), found
 
 
 @settings(max_examples=SHEET_EXAMPLES)
@@ -268,4 +269,5 @@ def test_generated_xlsx_sheets_are_located(
     book.save(buffer)
     with replaced(build_project / "cards" / "sheet.xlsx", buffer.getvalue()):
         problems = check_within_budget(build_project)
-    assert all(p.file.startswith("cards/") for p in problems), problems
+    found = [p for p in problems if p.code != "outside-safe-zone"]  # the layouts' own warnings
+    assert all(p.file.startswith("cards/") for p in found), found

@@ -4,9 +4,9 @@ changed are drawn again and the kind's PDF is re-assembled from the others.
 What a face draws after it is placed (pnp.drawing.render's `draw_body`: card-relative, the same
 in any slot) is kept as PDF operators under a key: the face digest of its record
 (pnp.drawing.faces), the side, its copy and expansion values, and the document's own key (pnp's
-code, the options, the layout, the sheet geometry and the characters seeded into its fonts).
+code, the options, the layout, the sheet geometry and the characters preset into its fonts).
 Its slot's translation and clip are drawn afresh. What the operators name must be the same in
-every document: fonts get fixed resource names and seeded character codes
+every document: fonts get fixed resource names and preset character codes
 (pnp.drawing.stablefont), static layers are made before the first page in a fixed order
 (`Renderer.prime_forms`), and a face showing an image not yet in the document is drawn again
 (drawing it puts the image there, as in a cold build). A cold build goes through the same
@@ -17,7 +17,7 @@ the last build (stale ones are dropped each time), each distinct drawing once, a
 `STORE_MAX_BYTES`. It lives in the output folder, which a pull request could ship, so it is
 signed with the project's key (pnp.verify.cache.project_key: a key file's bytes and its identity
 on this disk) and ignored, never trusted, when its signature, its form or its key does not match.
-A document whose fonts met a character that was not seeded keeps nothing, and a warm build that
+A document whose fonts met a character that was not preset keeps nothing, and a warm build that
 finds one draws the kind again from scratch.
 """
 
@@ -58,20 +58,20 @@ class Kept:
 
 
 class Redraw(Exception):
-    """A warm document met a character that was not seeded: draw the kind again from scratch."""
+    """A warm document met a character that was not preset: draw the kind again from scratch."""
 
 
 class FaceStore:
     """The kept faces of one kind, used and refreshed while its cut sheets are drawn."""
 
     def __init__(
-        self, path: Path | None, key: bytes | None, root: Path, doc_key: str, digests: dict[int, str], seed: str
+        self, path: Path | None, key: bytes | None, root: Path, doc_key: str, digests: dict[int, str], preset: str
     ) -> None:
         self.path = path
         self.key = key  # None: there is no key yet, so nothing to read (`save` is given one)
         self.root = root
-        self.seed = seed
-        self.doc_key = hashlib.sha256(f"{doc_key}\0{seed}".encode("utf-8", "surrogatepass")).hexdigest()
+        self.preset = preset
+        self.doc_key = hashlib.sha256(f"{doc_key}\0{preset}".encode("utf-8", "surrogatepass")).hexdigest()
         self.digests = digests  # id(record) -> its face digest
         self.entries: dict[str, Any] = {}  # key -> (body index, meta index, findings): made into Kept when used
         self._bodies: list[str] = []
@@ -94,10 +94,10 @@ class FaceStore:
     # --- drawing (pnp.drawing.pdf.write_cut_sheets) -------------------------------------------
 
     def begin(self, canvas: Canvas, renderer: Renderer, faces: list[Any], backs: bool) -> None:
-        """Before the first page: seed the fonts, make the static layers' forms."""
-        from pnp.drawing.stablefont import seed_document
+        """Before the first page: preset the fonts, make the static layers' forms."""
+        from pnp.drawing.stablefont import preset_document
 
-        seed_document(canvas._doc, self.seed)
+        preset_document(canvas._doc, self.preset)
         names = ["front"]
         if backs:
             names.extend({renderer.face_for("back", face.record) for face in faces} or {"back"})
@@ -176,7 +176,7 @@ class FaceStore:
         return found
 
     def finish(self, canvas: Canvas) -> None:
-        """Before saving: fonts in a fixed order; a warm document that met an unseeded character
+        """Before saving: fonts in a fixed order; a warm document that met an unassigned character
         raises Redraw (its kept faces may encode it otherwise than a cold build)."""
         from pnp.drawing.stablefont import finish_document, stable
 
@@ -263,7 +263,7 @@ class FaceStore:
             size, _, rest = payload.partition(b"\n")
             header = orjson.loads(rest[: int(size)])
             if header["doc"] != self.doc_key:
-                return  # another layout, options or seed: every code may differ
+                return  # another layout, options or preset: every code may differ
             text = rest[int(size) :].decode("utf-8", "surrogatepass")
             bodies, offset = [], 0
             for length in header["bodies"]:  # ASCII operators: a character per byte
@@ -339,11 +339,11 @@ def face_keys(loaded: Any, layout: Any, kind: str, digests: Any) -> dict[int, st
     return {id(record): digests.record_key(layout, kind, record) for _, _, record in loaded.records(kind)}
 
 
-def kind_seed(loaded: Any, layout: Any, kind: str) -> str:
-    """The characters a kind's fonts are seeded with (pnp.drawing.stablefont)."""
-    from pnp.drawing.stablefont import seed_chars
+def kind_preset(loaded: Any, layout: Any, kind: str) -> str:
+    """The characters a kind's fonts are preset with (pnp.drawing.stablefont)."""
+    from pnp.drawing.stablefont import preset_chars
 
-    return seed_chars(seed_text(loaded, layout, kind, kind))
+    return preset_chars(preset_text(loaded, layout, kind, kind))
 
 
 def kind_store(
@@ -354,18 +354,18 @@ def kind_store(
     digests: Any,
     key: bytes | None,
     records: dict[int, str],
-    seed: str,
+    preset: str,
 ) -> FaceStore:
-    """The store of one kind's cut sheets drawn with `spec`; `records` from `face_keys`, `seed`
-    from `kind_seed`."""
+    """The store of one kind's cut sheets drawn with `spec`; `records` from `face_keys`, `preset`
+    from `kind_preset`."""
     doc_key = f"{digests.layout_key(layout, kind)}\0{spec!r}"
     path = loaded.project.output / FOLDER / f"{kind}.faces"
-    return FaceStore(path, key, loaded.project.root, doc_key, records, seed)
+    return FaceStore(path, key, loaded.project.root, doc_key, records, preset)
 
 
-def seed_text(loaded: Any, layout: Any, kind: str, name: str) -> str:
+def preset_text(loaded: Any, layout: Any, kind: str, name: str) -> str:
     """Every text a kind's faces may draw characters of: its layout, its records (all records when
-    its templates look others up), the icons, the sheet label. Seeded into its fonts
+    its templates look others up), the icons, the sheet label. Assigned first in its fonts
     (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
     from pnp.drawing.faces import REF_FILTER
 

@@ -7,10 +7,10 @@ one card could not be kept and reused in another build (pnp.drawing.facestore). 
 
 - a font's resource name is a function of its registered name (`/Fa`...; `/Fp...` for a
   project font), and the fonts are written in the order of their names;
-- a document may be seeded with the characters outside ASCII it will draw (`seed_document`):
+- a document may be preset with the characters outside ASCII it will draw (`preset_document`):
   each font meeting the document for the first time assigns them first, in code-point order, so
-  a character's code is a function of the seed alone. `stable(doc)` tells whether every
-  character drawn was seeded (else its code depends on the order, and the faces drawn in that
+  a character's code is a function of the preset alone. `stable(doc)` tells whether every
+  character drawn was preset (else its code depends on the order, and the faces drawn in that
   document are not kept).
 """
 
@@ -22,13 +22,13 @@ from typing import Any
 
 from reportlab.pdfbase.ttfonts import TTFont
 
-_SEEDS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
-_SEEDED: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()  # doc -> font -> codes
+_PRESETS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+_PRESET_COUNTS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()  # doc -> font -> codes
 _USED: weakref.WeakKeyDictionary[Any, set[tuple[str, int]]] = weakref.WeakKeyDictionary()  # doc -> fonts named
 
 
 class StableFont(TTFont):  # type: ignore[misc]  # reportlab has no type hints
-    """A TTFont whose resource name and seeded character codes do not depend on history."""
+    """A TTFont whose resource name and preset character codes do not depend on history."""
 
     def __init__(self, name: str, filename: str, tag: str) -> None:
         super().__init__(name, filename)
@@ -38,11 +38,11 @@ class StableFont(TTFont):  # type: ignore[misc]  # reportlab has no type hints
         state = self.state.get(doc)
         if state is None:
             state = self._assignState(doc)
-            seed = _SEEDS.get(doc)
-            if seed is not None:
-                if seed:
-                    TTFont.splitString(self, seed, doc)
-                _SEEDED.setdefault(doc, {})[self.fontName] = len(state.assignments)
+            preset = _PRESETS.get(doc)
+            if preset is not None:
+                if preset:
+                    TTFont.splitString(self, preset, doc)
+                _PRESET_COUNTS.setdefault(doc, {})[self.fontName] = len(state.assignments)
         return state
 
     def splitString(self, text: Any, doc: Any, encoding: str = "utf-8") -> Any:  # noqa: N802 - reportlab's name
@@ -68,9 +68,9 @@ def font_tag(name: str, bundled: list[str]) -> str:
     return "Fp" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
 
 
-def seed_chars(text: str) -> str:
+def preset_chars(text: str) -> str:
     """The characters of `text` outside printable ASCII, with their other cases, sorted: what a
-    document is seeded with (they decide the codes: part of a kept face's key)."""
+    document is preset with (they decide the codes: part of a kept face's key)."""
     if text.isascii() and text.isprintable():
         return ""
     chars = {c for c in set(text) if not " " <= c <= "~"}
@@ -81,9 +81,9 @@ def seed_chars(text: str) -> str:
     return "".join(sorted(chars))
 
 
-def seed_document(doc: Any, seed: str) -> None:
-    """Fonts meeting `doc` assign the characters of `seed` (from `seed_chars`) before any other."""
-    _SEEDS[doc] = seed
+def preset_document(doc: Any, preset: str) -> None:
+    """Fonts meeting `doc` assign the characters of `preset` (from `preset_chars`) before any other."""
+    _PRESETS[doc] = preset
 
 
 def track_fonts(doc: Any, used: set[tuple[str, int]] | None) -> None:
@@ -95,18 +95,18 @@ def track_fonts(doc: Any, used: set[tuple[str, int]] | None) -> None:
 
 
 def stable(doc: Any) -> bool:
-    """Whether every character the document's fonts encoded was seeded (codes independent of order)."""
+    """Whether every character the document's fonts encoded was preset (codes independent of order)."""
     from reportlab.pdfbase import pdfmetrics
 
-    if doc not in _SEEDS:
+    if doc not in _PRESETS:
         return False
-    seeded = _SEEDED.get(doc, {})
+    preset = _PRESET_COUNTS.get(doc, {})
     for name in pdfmetrics.getRegisteredFontNames():
         font = pdfmetrics.getFont(name)
         state = getattr(font, "state", {}).get(doc) if isinstance(font, TTFont) else None
         if state is None:
             continue
-        if not isinstance(font, StableFont) or len(state.assignments) != seeded.get(name, -1):
+        if not isinstance(font, StableFont) or len(state.assignments) != preset.get(name, -1):
             return False
     return True
 

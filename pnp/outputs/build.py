@@ -126,7 +126,7 @@ def _build_checked(
     `stores` gets the face store of each kind drawn, for the caller to keep once the run is done."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.facestore import face_keys, kind_seed, kind_store
+    from pnp.drawing.facestore import face_keys, kind_preset, kind_store
     from pnp.drawing.findings import code_digest, kind_digest, render_kind
     from pnp.verify.cache import existing_key
 
@@ -148,7 +148,7 @@ def _build_checked(
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
         faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
-        seed = kind_seed(loaded, layout, kind)  # the characters its fonts are seeded with: in its bytes
+        preset = kind_preset(loaded, layout, kind)  # the characters its fonts are preset with: in its bytes
         geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(
             loaded,
@@ -160,13 +160,13 @@ def _build_checked(
             own.cutting,
             own.gutter,
             *geometry,
-            [*faces.values(), seed],
+            [*faces.values(), preset],
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
-        plans.append((kind, layout, target, key, faces, seed))
+        plans.append((kind, layout, target, key, faces, preset))
     progress = progress_bar(options.progress, sum(len(faces) for *_, faces, _ in plans))
     store_key: bytes | None = None
-    for kind, layout, target, key, faces, seed in plans:
+    for kind, layout, target, key, faces, preset in plans:
         count = len(faces)
         if not options.force and manifest.fresh(target, key):
             skipped.append(target)
@@ -176,7 +176,7 @@ def _build_checked(
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)
         if store_key is None:  # the faces of the last build are reused (pnp.drawing.facestore)
             store_key = existing_key(project) or b""
-        store = kind_store(loaded, layout, kind, own, face_digests, store_key or None, faces, seed)
+        store = kind_store(loaded, layout, kind, own, face_digests, store_key or None, faces, preset)
 
         def draw(
             handle: IO[bytes],

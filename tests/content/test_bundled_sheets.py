@@ -42,9 +42,11 @@ def loaded() -> LoadedProject:
 @pytest.fixture(scope="module")
 def built(bundled: Bundled) -> tuple[Path, list[Path]]:
     """The output of `pnp build` of the bundled games, and the sheet files in it (every PDF that is
-    neither a kind's cards, output/<game>/<kind>.pdf, nor a game's, output/<game>.pdf, nor an export)."""
+    neither a kind's cards, output/<game>/<kind>.pdf, nor a game's, output/<game>.pdf, nor its read-me
+    page, output/<game>/read-me-first.pdf, nor an export)."""
     out = bundled.output
     cards = {p for p in out.glob("*/*.pdf") if p.stem.count(".") == 1} | set(out.glob("*.pdf"))
+    cards |= set(out.glob("*/read-me-first.pdf"))
     sheet_files = [p for p in sorted(out.rglob("*.pdf")) if p not in cards and "printshop" not in p.parts]
     return out, sheet_files
 
