@@ -32,6 +32,7 @@ class Scratch:
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
             "PRE_COMMIT_HOME": str(cache),
+            "PIP_NO_COMPILE": "1",  # the hook's virtualenv: no .pyc compiled at install (half its CPU time)
             "GIT_AUTHOR_NAME": "t",
             "GIT_AUTHOR_EMAIL": "t@example.invalid",
             "GIT_COMMITTER_NAME": "t",
