@@ -51,10 +51,10 @@ def built(bundled: Bundled) -> Path:
 
 
 def _card_pdfs(output: Path) -> list[Path]:
-    """Card sheets (output/<game>/<kind>.pdf) and print-shop files (one face per page); no setup sheets or aids."""
-    pdfs = [p for game in GAMES for p in sorted((output / game).glob("*.*.pdf"))]
-    pdfs += [p for game in GAMES for p in sorted((output / game / "printshop").glob("*.pdf"))]
-    return pdfs
+    """Card sheets (output/<game>/<kind>.pdf): every face, front and back; no setup sheets or aids.
+    The print-shop files draw the same faces one a page: the tests that need a face alone read
+    them (`_faces`), the others read each face once, here."""
+    return [p for game in GAMES for p in sorted((output / game).glob("*.*.pdf"))]
 
 
 @pytest.fixture(scope="module")
@@ -268,9 +268,10 @@ def test_aids_print_every_quest_and_hero_faq(
     assert [f for f in hero_faqs if not all(word in rules for word in f.split())] == []
 
 
-def _faces(pages: list[tuple[str, str, list[dict[str, Any]]]], pdf: str, title: str) -> list[str]:
+def _faces(output: Path, pdf: str, title: str) -> list[str]:
     """The text of the print-shop pages (one card face each) of `pdf` whose first line is `title`."""
-    return [text for where, text, _ in pages if f"printshop/{pdf}" in where and text.split("\n")[0] == title]
+    (path,) = output.glob(f"*/printshop/{pdf}")
+    return [page.text for page in read_pages(path) if page.text.split("\n")[0] == title]
 
 
 def test_spells_with_only_a_campaign_ai_rule_print_that_rule(built: Path) -> None:
@@ -295,14 +296,14 @@ def test_spells_with_only_a_campaign_ai_rule_print_that_rule(built: Path) -> Non
 
 
 def test_unit_cards_print_known_stats_and_no_inferred_phase(
-    pages: list[tuple[str, str, list[dict[str, Any]]]],
+    built: Path,
 ) -> None:
     # 001_84a3812162bd4827.txt: "a Stack of three Golden Golems (which are Level 2 Creatures)"
-    golems = _faces(pages, "homm4.unit.pdf", "Golden Golems")
+    golems = _faces(built, "homm4.unit.pdf", "Golden Golems")
     assert golems and all("LEVEL" in t and "2" in t for t in golems)
     # the Phases of both units come only from worked examples ("Phase 3 has come in the Round, and
     # a Bandit ... attacks"; "the Golden Golems' turn to attack comes in Phase 7"): marked inferred
-    bandits = _faces(pages, "homm4.unit.pdf", "Bandits")
+    bandits = _faces(built, "homm4.unit.pdf", "Bandits")
     assert bandits and golems
     assert not [t for t in bandits + golems if "PHASE" in t]
 
@@ -333,14 +334,14 @@ def test_mk_sheets_point_to_the_rulebook_for_what_they_do_not_reproduce(
 
 
 def test_unit_tokens_print_no_inferred_expansion(
-    pages: list[tuple[str, str, list[dict[str, Any]]]], sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]
+    built: Path, sheet_pages: list[tuple[str, str, list[dict[str, Any]]]]
 ) -> None:
     # 004_a850f7203ac9cad0.txt names the units' expansions ("Sorceresses (Cove)", "Ogres (Stronghold)",
     # "Behemoths (Stronghold)"), not the tokens'; it heads "Clone (Cove)" with the token's own
     for title, expansion in (("Weakness", "Cove"), ("Attack", "Stronghold"), ("Corrosion", "Stronghold")):
-        faces = _faces(pages, "homm3.combat-token.pdf", title)
+        faces = _faces(built, "homm3.combat-token.pdf", title)
         assert faces and not [f for f in faces if expansion in f], title
-    assert all("Cove" in f for f in _faces(pages, "homm3.combat-token.pdf", "Clone"))
+    assert all("Cove" in f for f in _faces(built, "homm3.combat-token.pdf", "Clone"))
     aid = " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if "aids/combat-tokens.pdf" in where)
     assert "Weakness Token · faces: -1 Attack / -2 Attack · one per unit" in aid
     assert "Corrosion Token · one per unit" in aid  # no face: the guide shows none
