@@ -18,7 +18,7 @@ print "internal error"), every problem is located in a project file, and the exa
 within its budget.
 
 Budgets and example counts:
-- default profile (`make test`): 6 examples per test (derandomized: the same examples every
+- default profile (`make test`): 4 examples per test (derandomized: the same examples every
   run), 2 for the builds; the whole module takes about 15 s on one core;
 - HYPOTHESIS_PROFILE=long: 300 examples per test (random, a new search every run; 30 for the
   builds; failures kept in .hypothesis/ and replayed first); run it before a release or after
