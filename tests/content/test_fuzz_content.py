@@ -2,7 +2,7 @@
 pnp's hardest user, so generated and mutated records of its 46 kinds must never make pnp check
 fail unlocated.
 
-Example counts: 8 per test in the default profile (each draws one kind, derandomized; each check
+Example counts: 6 per test in the default profile (each draws one kind, derandomized; each check
 draws the cards too), 300 with HYPOTHESIS_PROFILE=long. Each example's project holds the layouts
 of its own kind alone (fuzzkit.only_layouts): the other kinds' layouts neither draw nor read its
 records, and checking all of them costs about 4 s an example. Budgets per example as in
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 SCHEMAS = record_schemas(ROOT / "schemas")
-EXAMPLES = 300 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 8
+EXAMPLES = 300 if os.environ.get("HYPOTHESIS_PROFILE") == "long" else 6
 REAL_FILES = sorted((ROOT / "cards").rglob("*.json"))
 
 
