@@ -158,11 +158,18 @@ def test_allow_list_is_exact() -> None:
     assert not stale, f"now covered by a case, remove from NOT_YET_COVERED: {sorted(stale)}"
 
 
-@pytest.mark.parametrize("code", sorted(NOT_YET_COVERED))
-def test_uncovered_codes_say_so(code: str) -> None:
-    section = sections().get(code, "")
-    assert "tests/test_export.py" in section or "(example output to be added)" in section, (
-        f"the {code!r} section of docs/checks.md should say where it is tested, or mark its example "
+def test_uncovered_codes_say_so() -> None:
+    """Every allow-listed code's section says where it is tested (the list may be empty: every
+    code has its case)."""
+    silent = [
+        code
+        for code in sorted(NOT_YET_COVERED)
+        if not (
+            "tests/test_export.py" in (section := sections().get(code, "")) or "(example output to be added)" in section
+        )
+    ]
+    assert not silent, (
+        f"the sections of {silent} in docs/checks.md should say where they are tested, or mark their example "
         "'(example output to be added)'"
     )
 
