@@ -39,9 +39,7 @@ def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
     for rid, places in index.duplicates.items():
         where = [f"{f.where(f.pointer(j) + '/id')} ({k})" for k, f, j in places]
         for n, (_kind, record_file, i) in enumerate(places):
-            others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
-            more = len(places) - 1 - len(others)
-            also = ", ".join(others) + (f" and {more} more" if more else "")
+            also = _also(where, n, len(places), shown)
             yield (
                 record_file,
                 Finding(
@@ -53,6 +51,13 @@ def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
     yield from _scoped_duplicates(index, shown)
 
 
+def _also(where: list[str], n: int, count: int, shown: int) -> str:
+    """The other places of a duplicate id (up to `shown` of the first), and how many more."""
+    others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
+    more = count - 1 - len(others)
+    return ", ".join(others) + (f" and {more} more" if more else "")
+
+
 def _scoped_duplicates(index: Index, shown: int) -> Iterator[Located]:
     """Duplicates among a kind declared in pnp.toml [kinds]: ids are unique per kind, reported
     at the kind's id field in each file."""
@@ -60,9 +65,7 @@ def _scoped_duplicates(index: Index, shown: int) -> Iterator[Located]:
         name = escape(index.id_field(kind))
         where = [f.where(f"{f.pointer(j)}/{name}") for _, f, j in places]
         for n, (_kind, record_file, i) in enumerate(places):
-            others = [w for m, w in enumerate(where[: shown + 1]) if m != n][:shown]
-            more = len(places) - 1 - len(others)
-            also = ", ".join(others) + (f" and {more} more" if more else "")
+            also = _also(where, n, len(places), shown)
             yield (
                 record_file,
                 Finding(
