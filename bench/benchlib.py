@@ -14,3 +14,12 @@ def tool(name: str, script: str) -> str:
     if not found:
         sys.exit(f"{script}: {name} not found next to {sys.executable} or on PATH")
     return found
+
+
+def copy_icons(repo: Path, root: Path) -> None:
+    """Copy the repository's icons.json and the art it names, so a generated project's icons resolve."""
+    (root / "layouts").mkdir(parents=True, exist_ok=True)
+    shutil.copy(repo / "layouts" / "icons.json", root / "layouts" / "icons.json")
+    art = repo / "layouts" / "art"
+    if art.is_dir():
+        shutil.copytree(art, root / "layouts" / "art", dirs_exist_ok=True)

@@ -318,7 +318,7 @@ def generate(root: Path, cards: int) -> Project:
     shutil.copy(REPO / "schemas" / "common.schema.json", root / "schemas" / "common.schema.json")
     (root / "schemas" / f"{KIND}.schema.json").write_text(json.dumps(card_schema(), indent=2) + "\n", encoding="utf-8")
     (root / "layouts").mkdir(exist_ok=True)
-    shutil.copy(REPO / "layouts" / "icons.json", root / "layouts" / "icons.json")
+    benchlib.copy_icons(REPO, root)
     (root / "layouts" / f"{KIND}.json").write_text(json.dumps(card_layout(), indent=2) + "\n", encoding="utf-8")
     write_art(root / raw.ART_SRC)
     folder = root / "cards"

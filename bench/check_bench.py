@@ -149,7 +149,7 @@ def generate(root: Path, records: int, with_refs: bool = True) -> Project:
         json.dumps(card_schema(with_refs), indent=2) + "\n", encoding="utf-8"
     )
     (root / "layouts").mkdir(exist_ok=True)
-    shutil.copy(REPO / "layouts" / "icons.json", root / "layouts" / "icons.json")
+    benchlib.copy_icons(REPO, root)
     cards = root / "cards"
     cards.mkdir(exist_ok=True)
 
