@@ -312,6 +312,12 @@ def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[P
     aids = {
         "homm3-conflux/aids/combat-tokens.pdf": ["homm3.combat-token"],
         "homm3-conflux/aids/map-locations-and-tokens.pdf": ["homm3.map-location", "homm3.token"],
+        "homm3-conflux/aids/units-and-cards.pdf": [
+            "homm3.unit",
+            "homm3.neutral-unit",
+            "homm3.ability",
+            "homm3.town-building",
+        ],
         "homm4/aids/reference-tables.pdf": ["homm4.table"],
         "mage-knight/aids/possessed-enemies.pdf": ["mk.possessed-enemy"],
         "mage-knight/aids/faction-tokens.pdf": ["mk.faction", "mk.faction-token"],
@@ -406,9 +412,10 @@ def test_second_build_skips_unchanged_and_rebuilds_changed(rebuilt: dict[str, An
     stamps, unchanged_stamps = rebuilt["stamps"]
     assert stamps and unchanged_stamps == stamps
     assert [r.written for r in rebuilt["unchanged"]] == [False] * len(rebuilt["unchanged"])
-    # a change to one scenario rebuilds its sheet and the booklet, nothing else
+    # a change to one scenario rebuilds its sheet, the booklet and the units-and-cards aid (which reads
+    # every scenario through records_of), nothing else
     written = {r.path.name for r in rebuilt["scenario"] if r.written}
-    assert written == {"hard-place.pdf", "campaign-masters-of-the-elements.pdf"}
+    assert written == {"hard-place.pdf", "campaign-masters-of-the-elements.pdf", "units-and-cards.pdf"}
     assert "before round 9" in rebuilt["hard-place"]
     # a change to a referenced record (a name) rebuilds the sheets that print it
     rebuilt_names = {r.path.name for r in rebuilt["name"] if r.written}

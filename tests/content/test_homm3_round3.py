@@ -278,8 +278,8 @@ def test_ability_schools_are_marked_inferred_and_not_printed_as_text() -> None:
     for el in ("fire", "water", "air", "earth"):
         assert record("abilities.json", f"basic-{el}-magic")["inferred"] == ["school"]
         assert record("abilities.json", f"{el}-magic")["inferred"] == ["school"]
-    layout = (ROOT / "layouts" / "homm3.ability.json").read_text(encoding="utf-8")
-    assert "'school' not in (inferred or [])" in layout
+    # printed on the units-and-cards aid (no card layout any more), which prints no School at all
+    assert "school" not in sheet("homm3-units-and-cards.yaml").lower()
 
 
 def test_campaign_ai_spells_print_their_casting_rule() -> None:
@@ -309,3 +309,59 @@ def test_token_layouts_draw_in_an_aid_where_no_side_is_set() -> None:
         layout = (ROOT / "layouts" / name).read_text(encoding="utf-8")
         assert "[side - 1]" not in layout and "faces[side]" not in layout, name
         assert "(side if side is defined else 1)" in layout, name
+
+
+# ------------------------------------------- units, abilities, buildings: the units-and-cards aid
+
+
+@pytest.mark.parametrize(
+    ("rid", "line", "expansion"),
+    [
+        ("sorceresses", "Sorceresses (Cove) place a Weakness Token on a unit", "cove"),
+        ("ogres", "Ogres (Stronghold) place Attack Tokens on allied units", "stronghold"),
+        ("behemoths", "Behemoths (Stronghold) place a Corrosion Token on a unit they attack", "stronghold"),
+        ("pit-lords", "A Pack of Pit Lords (Inferno) can summon Few Demons adjacent to them", "inferno"),
+    ],
+)
+def test_guide_tags_on_units_are_their_expansion(rid: str, line: str, expansion: str) -> None:
+    """The guide's "(X)" after a name marks the box it belongs to, as for Clone: the unit's
+    expansion; the faction of the same name is an inference, kept but not printed."""
+    seed_has(H3_TOKENS, line)
+    seed_has(H3_TOKENS, "It is removed if the original unit leaves the board. Part of the Cove Expansion.")
+    unit = record("units.json", rid)
+    assert unit["expansion"] == expansion and unit["inferred"] == ["faction"]
+
+
+def test_tower_units_need_the_tower_expansion() -> None:
+    seed_has(H3, "Within it, choose one of the following options (the second one requires the Tower Expansion):")
+    seed_has(H3, "Add a Few Genies, a Few Magi, and a Few Nagas to your army.")
+    assert [record("units.json", u).get("expansion") for u in ("crusaders", "genies", "magi", "nagas")] == [
+        None,
+        "tower",
+        "tower",
+        "tower",
+    ]
+
+
+def test_dwelling_prints_the_elemental_conflux_rule() -> None:
+    seed_has(
+        H3,
+        'When you enter this location, for every Dwelling you have, draw from the corresponding Neutral Unit deck until you find an "Elementals" card.',
+    )
+    seed_has(H3, "You can Recruit one of these units if you pay its Recruitment cost.")
+    (rule,) = record("town-buildings.json", "dwelling")["rules"]
+    assert "each Dwelling you own lets you draw from the Neutral Unit deck of its tier until an Elementals card" in rule
+    assert "one in total" in rule and "Recruitment cost" in rule
+
+
+def test_units_abilities_and_buildings_are_not_cut_out_cards() -> None:
+    """No statistics (units) and no effects (Abilities, Town Buildings) in the rulebooks: the kinds are
+    printed on the units-and-cards aid, which reads where each is called for from the scenarios."""
+    seed_has(H3, "• 7 × Unit card")
+    for kind in ("unit", "neutral-unit", "ability", "town-building"):
+        schema = json.loads((ROOT / "schemas" / f"homm3.{kind}.schema.json").read_text(encoding="utf-8"))
+        assert schema["x-card"] is False, kind
+        assert not (ROOT / "layouts" / f"homm3.{kind}.json").exists(), kind
+    aid = sheet("homm3-units-and-cards.yaml")
+    assert "kinds: [homm3.unit, homm3.neutral-unit, homm3.ability, homm3.town-building]" in aid
+    assert "records_of('homm3.scenario')" in aid

@@ -86,11 +86,14 @@ def sheet_pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
 
 def test_every_card_kind_was_built(built: Path) -> None:
     kinds = {p.stem for p in _card_pdfs(built) if p.parent.name != "printshop"}
-    assert {"homm3.unit", "homm3.summoned-unit", "homm4.town", "homm4.spell", "mk.dragon-head", "mk.horseman"} <= kinds
+    assert {"homm3.summoned-unit", "homm3.spell", "homm4.town", "homm4.spell", "mk.dragon-head", "mk.horseman"} <= kinds
     # Quest cards, Quest markers and Faction tokens are printed on the quests and faction-tokens aids:
     # the rulebook gives no card's full text, so a card face would be near-empty.
     assert not {"mk.quest", "mk.quest-marker", "mk.faction-token"} & kinds
-    assert len(kinds) >= 22
+    # Likewise the Conflux Unit, Neutral Unit, Ability and Town Building cards (no statistics, no
+    # effects in the rulebooks): printed on the units-and-cards aid instead.
+    assert not {"homm3.unit", "homm3.neutral-unit", "homm3.ability", "homm3.town-building"} & kinds
+    assert len(kinds) >= 20
 
 
 def test_no_placeholder_word_prints(pages: list[tuple[str, str, list[dict[str, Any]]]]) -> None:
@@ -398,3 +401,47 @@ def test_town_cards_mark_only_the_levels_they_describe(built: Path) -> None:
     assert seen["Heaven"][0] == 1 and seen["Stronghold"][0] == 0
     assert seen["Heaven"][1] >= 25 and seen["Stronghold"][1] >= 25
     assert seen["Town"][1] < 15
+
+
+def test_units_and_cards_aid_says_where_each_card_is_called_for(
+    sheet_pages: list[tuple[str, str, list[dict[str, Any]]]],
+) -> None:
+    """The Conflux cards with no statistics or effects in the rulebooks, on one aid: where each
+    scenario calls for them, in the scenarios' own words (000 = the Conflux rulebook)."""
+    text = " ".join(" ".join(t.split()) for where, t, _ in sheet_pages if "aids/units-and-cards.pdf" in where)
+    # 000: "Lord of Air's Guardians: A Pack of Sprites, a Pack of Storm Elementals, ..."
+    assert "Sprites Troubled Walking on Clouds: In Lord of Air's Guardians' army: a Pack of Sprites." in text
+    # 000: "b) Silver deck: Nomads, Vampires, Liches, Medusas, Minotaurs, Energy Elementals."
+    assert (
+        "Nomads Hard Place: One of the cards kept in the Silver Neutral Unit deck (the others are taken out)." in text
+    )
+
+    # 000: "(the second one requires the Tower Expansion)"; 000: "Find the cards in their relevant
+    # Neutral Unit and Summon decks in the Conflux Expansion"
+    # (the text runs line by line across a row: a name cell's second line comes amid the next cell's)
+    def row(first: str, next_row: str) -> str:
+        start = text.index(first)
+        return text[start : text.index(next_row, start)]
+
+    # 000: "choose one of the following options (the second one requires the Tower Expansion): • Add a
+    # Few Crusaders, a Few Zealots, and a Few Champions to your army. • Add a Few Genies, ..."; each
+    # unit's row names its own choice; the Genies' box line is the second "Tower Expansion" of its row
+    assert "Crusaders Master of the Elements: Round 6: one of 2 choices: add a Few Crusaders," in text
+    assert row("Genies Master of the Elements", "Magi Master of the Elements").count("Tower Expansion") == 2
+    assert "Tower Expansion" not in row("Crusaders Master of the Elements", "Zealots Master of the Elements")
+    assert "Conflux Expansion" in row(
+        "Phoenixes Dancing in Water and Fire: In Lord of Fire's Guardians' army: Gold", "Azure tier"
+    )
+    # 000: "Skill: "Armorer" Ability card.**" and its rule
+    assert "Armorer Hard Place: The AI Skill card. Each activation puts a Defense token" in text
+    # 000: "You cannot use the following cards: ... Fire Magic, Air Magic, Water Magic, and Earth Magic."
+    assert text.count("Troubled Walking on Clouds, Dancing in Water and Fire: You cannot use these cards.") == 8
+    # 000: "Town Buildings: City Hall, Citadel, Dwelling (Bronze tier), Dwelling (Silver tier), ..."
+    assert "Starts built (Bronze and Silver tier)." in text
+    assert (
+        "Magical Pyre Hard Place: The Gold Dwelling, Magical Pyre, cannot be built until a story event unlocks it. Conflux Gold Dwelling"
+        in text
+    )
+    # 004: "Ogres (Stronghold) place Attack Tokens on allied units"
+    assert "Ogres Put an Attack Token (+1 or +2 Attack) on an allied unit. Stronghold Expansion" in text
+    assert not re.search(r"(?:^|\. ):\s", text)  # no sentence without its scenario
