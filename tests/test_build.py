@@ -263,3 +263,30 @@ def test_yaml_layout_renders_like_its_json_twin(built: Path) -> None:
     done = pnp(built, "build", "--force")
     assert done.returncode == 0, done.stdout + done.stderr
     assert (built / "output" / "test" / "test.spell.pdf").read_bytes() == json_pdf
+
+
+def test_a_whole_build_removes_the_outputs_it_no_longer_makes(built: Path) -> None:
+    """A kind taken off the cut sheets leaves no old file that looks current; files pnp did not
+    make, another paper's build and a partial build's untouched outputs stay."""
+    output = built / "output"
+    mine = output / "test" / "my-notes.pdf"
+    mine.write_bytes(b"the user's own file")
+    letter = pnp(built, "build", "--paper", "letter")
+    assert letter.returncode == 0, letter.stdout + letter.stderr
+    letter_files = sorted((output / "letter").rglob("*.pdf"))
+    assert letter_files
+    card = card_pdf(built)
+    card_before = (card.stat().st_mtime_ns, card.stat().st_ino)
+    (built / "layouts" / "test-spell.json").unlink()  # the spells are no longer printed
+    partial = pnp(built, "build", "test.card")
+    assert partial.returncode == 0, partial.stdout + partial.stderr
+    assert (output / "test" / "test.spell.pdf").is_file()  # a build of some kinds removes nothing
+    done = pnp(built, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "removed output/test/test.spell.pdf (no longer made)" in done.stderr
+    assert not (output / "test" / "test.spell.pdf").exists()
+    assert (card.stat().st_mtime_ns, card.stat().st_ino) == card_before
+    assert mine.read_bytes() == b"the user's own file"
+    assert sorted((output / "letter").rglob("*.pdf")) == letter_files
+    again = pnp(built, "build")
+    assert "removed" not in again.stderr and "0 written" in again.stderr

@@ -381,6 +381,8 @@ def _build_one(project: Project, options: BuildOptions, fmt: str, seen: set[Prob
         note = " (--keep-going: records with the errors above are left out; fix them and build again)"
     else:
         note = " (stopped: fix the errors above; previous outputs are untouched)"
+    for path in getattr(result, "removed", ()):  # outputs this build no longer makes (pnp.outputs.stale)
+        click.echo(f"removed {project.display(path)} (no longer made)", err=True)
     click.echo(f"pnp build{label}: {len(result.written)} written, {len(result.skipped)} up to date{note}", err=True)
     return result.exit_code
 

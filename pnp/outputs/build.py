@@ -59,6 +59,7 @@ class BuildResult(OutputResult):
     sheets: tuple[tuple[Path, int], ...] = ()
     fallbacks: int = 0  # a language build with --fallback: source texts drawn for missing translations
     holds: tuple[tuple[str, str], ...] = ()  # (kind, how many faces a sheet holds and why) for each kind drawn
+    removed: tuple[Path, ...] = ()  # outputs an earlier build made that this one no longer makes (pnp.outputs.stale)
 
 
 def output_root(project: Project, paper: str, duplex: str = "") -> Path:
@@ -242,12 +243,22 @@ def _build_checked(
     for result in _build_sheets(loaded, project, options, manifest, localized):
         (written if result.written else skipped).append(result.path)
         problems.extend(result.problems)
+    removed: list[Path] = []
+    if not options.kinds:  # a whole build: what the last one made and this one did not is stale
+        from pnp.outputs.stale import drop_stale
+
+        removed = drop_stale(project.output, out_root, [*written, *skipped], manifest, project.root)
     manifest.save()
     unique = tuple(dict.fromkeys(problems))  # copies of one record report a problem once
     drawn = {kind for kind, *_ in plans if out_root / project.game(kind).folder / f"{kind}.pdf" in written}
     told = tuple((kind, text) for kind, text in holds if kind in drawn)
     return BuildResult(
-        tuple(written), tuple(skipped), tuple(sorted(unique, key=Problem.sort_key)), tuple(sheets), holds=told
+        tuple(written),
+        tuple(skipped),
+        tuple(sorted(unique, key=Problem.sort_key)),
+        tuple(sheets),
+        holds=told,
+        removed=tuple(removed),
     )
 
 
