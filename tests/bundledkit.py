@@ -17,10 +17,12 @@ PROJECT_FILES = ("pnp.toml", "cards", "schemas", "layouts", "sheets")
 
 @dataclass(frozen=True)
 class Bundled:
-    """A copy of this repository's project after `pnp build` and `pnp export printshop`."""
+    """A copy of this repository's project after `pnp build`, `pnp export printshop` and `pnp check --render`."""
 
     project: Path
-    said: dict[str, dict[str, str]]  # "build", "export printshop" -> {"stdout": ..., "stderr": ...}
+    said: dict[
+        str, dict[str, str]
+    ]  # "build", "export printshop", "check --render --format json" -> {"stdout": ..., "stderr": ...}
 
     @property
     def output(self) -> Path:

@@ -18,7 +18,7 @@ TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
 
 # Tests of the bundled content project rather than of the toolkit: `-m "not content"` skips them.
-CONTENT_MODULES = {TESTS / "test_repo.py", TESTS / "test_schemas.py"}
+CONTENT_MODULES = {TESTS / "test_schemas.py"}
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

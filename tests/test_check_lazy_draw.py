@@ -108,3 +108,23 @@ def test_paper_sizes_are_reportlabs() -> None:
     assert PAPERS["letter"] == pytest.approx((612, 792), abs=0.01)
     assert PAPERS["a3"] == pytest.approx((841.89, 1190.55), abs=0.01)
     assert PAPERS["legal"] == pytest.approx((612, 1008), abs=0.01)
+
+
+def test_a_check_after_a_build_draws_nothing(tmp_path: Path) -> None:
+    """`pnp build` keeps what drawing its cards and laying out its sheets found where `pnp check`
+    looks for it: the check that follows a build imports no drawing and says what a check from
+    scratch says."""
+    home = tmp_path / "home"
+    home.mkdir()
+    assert pnp(tmp_path, home, "new", "Ember Wild").returncode == 0
+    project = tmp_path / "ember-wild"
+    built = pnp(project, home, "build")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert "emberwild.card.json" in render_caches(project)
+    assert any(name.startswith("sheets/") for name in render_caches(project))
+    done = pnp(project, home, "check", "--format", "json", importtime=True)
+    modules = imported(done.stderr)
+    assert "pnp.rules.check" in modules, "a full check, not a stored result replayed"
+    assert drawing(modules) == [], drawing(modules)
+    scratch = from_scratch(project, home, tmp_path, "check", "--format", "json")
+    assert (done.stdout, done.returncode) == (scratch.stdout, scratch.returncode)

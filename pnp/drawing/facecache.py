@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,20 +98,62 @@ def kind_findings(
                 if (id(origin[0]), origin[1]) in by_origin:
                     faces[key] = by_origin[(id(origin[0]), origin[1])]
         if cache_file is not None:
-            payload = {
-                "layout_key": layout_key,
-                "records_key": records_key,
-                "layout": own,
-                "bleed": bleed,
-                "impose": imposed,
-                "expand": counted,
-                "faces": {key: faces[key] for key in dict.fromkeys(keys) if key in faces},
-            }
-            _write(cache_file, payload)
+            _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces))
     drawn_now = [
         (origin, finding) for (origin, _), key in zip(records, keys, strict=True) for finding in faces.get(key, [])
     ]
     return place(layout, [*own, *counted, *bleed, *imposed], drawn_now)
+
+
+def _payload(
+    layout_key: str,
+    keys: list[str],
+    own: list[Finding],
+    bleed: list[Finding],
+    imposed: list[Finding],
+    counted: list[Finding] | None,
+    faces: dict[str, list[Finding]],
+) -> dict[str, Any]:
+    return {
+        "layout_key": layout_key,
+        "records_key": hashlib.sha256("\n".join(keys).encode()).hexdigest(),
+        "layout": own,
+        "bleed": bleed,
+        "impose": imposed,
+        "expand": counted,
+        "faces": {key: faces[key] for key in dict.fromkeys(keys) if key in faces},
+    }
+
+
+@dataclass(frozen=True)
+class CheckCache:
+    """Where `pnp check` keeps a kind's findings, and the digests it keys them by: `pnp build`
+    stores what it found there too, so that a check after a build draws nothing."""
+
+    file: Path
+    digests: FaceDigests
+
+
+def remember_build(
+    cache: CheckCache,
+    layout: Layout,
+    kind: str,
+    records: list[tuple[Origin, dict[str, Any]]],
+    found: tuple[list[Finding], list[Finding], list[Finding], list[Finding]],
+    drawn: list[tuple[Origin, Finding]],
+) -> None:
+    """Store what a build found drawing every record of `kind` (`found`: the layout's own, its
+    bleed, what counting and placing the faces gave, an imposition error) as kind_findings stores it."""
+    own, bleed, counted, imposed = found
+    keys = [cache.digests.record_key(layout, kind, record) for _, record in records]
+    by_origin: dict[tuple[int, int], list[Finding]] = {(id(o[0]), o[1]): [] for o, _ in records}
+    for origin, finding in drawn:
+        by_origin.setdefault((id(origin[0]), origin[1]), []).append(finding)
+    faces: dict[str, list[Finding]] = {}
+    if not imposed:  # nothing was drawn: nothing to keep for the faces
+        for (origin, _), key in zip(records, keys, strict=True):
+            faces.setdefault(key, by_origin[(id(origin[0]), origin[1])])
+    _write(cache.file, _payload(cache.digests.layout_key(layout, kind), keys, own, bleed, imposed, counted, faces))
 
 
 def _read(path: Path, root: Path) -> dict[str, Any]:

@@ -28,7 +28,8 @@ from pnp.drawing.locate import place as place  # re-exported
 from pnp.project.records import RecordFile
 
 if TYPE_CHECKING:
-    from pnp.drawing.facecache import DrawCounter
+    from pnp.drawing.facecache import CheckCache, DrawCounter
+    from pnp.drawing.faces import FaceDigests
     from pnp.drawing.facestore import FaceStore
     from pnp.drawing.impose import SheetSpec
     from pnp.project.config import Project
@@ -60,10 +61,12 @@ def render_kind(
     records: list[tuple[tuple[RecordFile, int], dict[str, Any]]] | None = None,
     name: str = "",
     store: FaceStore | None = None,
+    check_cache: CheckCache | None = None,
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
     drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets);
-    `store` reuses the faces drawn by the last build (pnp.drawing.facestore)."""
+    `store` reuses the faces drawn by the last build (pnp.drawing.facestore); `check_cache`: where
+    `pnp check` keeps this kind's findings, filled so that a check after the build draws nothing."""
     from pnp.drawing.bleedcheck import bleed_findings, safe_findings
     from pnp.drawing.facestore import Redraw
     from pnp.drawing.impose import ImpositionError
@@ -73,8 +76,12 @@ def render_kind(
     renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
     if records is None:
         records = [((f, i), r) for f, i, r in loaded.records(kind)]
+    own = list(renderer.findings)  # the layout's own, as pnp check keeps them (before counting the faces)
     faces, issues = expand_faces(renderer, records)
-    layout_findings = [*renderer.findings, *issues, *bleed_findings(renderer), *safe_findings(renderer, faces)]
+    safe = safe_findings(renderer, faces)
+    bleed, counted = bleed_findings(renderer), [*issues, *safe]
+    layout_findings = [*renderer.findings, *issues, *bleed, *safe]
+    imposed: list[Finding] = []
     drawn: list[tuple[Any, Finding]] = []
     try:
         try:
@@ -85,7 +92,12 @@ def render_kind(
             pairs = write_cut_sheets(handle, renderer, faces, spec, title, tick, name, store)
         drawn = [(face.origin, finding) for face, finding in pairs]
     except ImpositionError as err:
-        layout_findings.append(Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True))
+        imposed = [Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True)]
+        layout_findings.extend(imposed)
+    if check_cache is not None:
+        from pnp.drawing.facecache import remember_build
+
+        remember_build(check_cache, layout, kind, records, (own, bleed, counted, imposed), drawn)
     return place(layout, layout_findings, drawn)
 
 
@@ -185,6 +197,25 @@ def paper_geometry(loaded: LoadedProject, spec: SheetSpec) -> None:
             raise ConfigError(message, (problem,) if problem else ()) from None
 
 
+def check_digests(loaded: LoadedProject, code: str = "") -> FaceDigests:
+    """The face digests `pnp check` keys its findings by: pnp's code, the project's paper, the limits."""
+    from pnp.core.limits import current as current_limits
+    from pnp.drawing.faces import FaceDigests
+
+    project, paper = loaded.project, loaded.project.sheet
+    return FaceDigests(
+        loaded,
+        code or code_digest(),
+        f"{project.paper} {paper.margin} {paper.orientation} {paper.columns} {paper.rows}",
+        repr(current_limits()),
+    )
+
+
+def check_cache_file(project: Project, kind: str) -> Path:
+    """Where `pnp check` keeps what drawing `kind` found (pnp.drawing.facecache)."""
+    return project.output / CACHE_FOLDER / f"{kind}.json"
+
+
 def render_findings(
     loaded: LoadedProject,
     broken: AbstractSet[tuple[int, int]] = frozenset(),
@@ -198,9 +229,7 @@ def render_findings(
     the faces whose digest changed since the last check are drawn (pnp.drawing.facecache);
     `counter` counts the faces drawn.
     """
-    from pnp.core.limits import current as current_limits
     from pnp.drawing.facecache import kind_findings
-    from pnp.drawing.faces import FaceDigests
     from pnp.drawing.impose import MM, ImpositionError, SheetSpec, parse_paper
 
     project = loaded.project
@@ -222,20 +251,14 @@ def render_findings(
     )
     if project.sheet.asked:  # [paper] in pnp.toml: a face it shuts out is its error, as pnp build says
         paper_geometry(loaded, spec)
-    cache = project.output / CACHE_FOLDER
-    digests = FaceDigests(
-        loaded,
-        code_digest(),
-        f"{project.paper} {paper.margin} {paper.orientation} {paper.columns} {paper.rows}",
-        repr(current_limits()),
-    )
+    digests = check_digests(loaded)
     found: list[Located] = []
     for kind in loaded.kinds_to_build():
         layout = layouts.by_kind[kind]
         records = [
             ((f, i), r) for f, i, r in loaded.records(kind) if (id(f), i) not in broken and (id(f), -1) not in broken
         ]
-        cache_file = cache / f"{kind}.json" if use_cache else None
+        cache_file = check_cache_file(project, kind) if use_cache else None
         found.extend(kind_findings(loaded, layout, kind, spec, records, digests, cache_file, counter))
     return found
 

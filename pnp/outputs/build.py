@@ -126,9 +126,10 @@ def _build_checked(
     `localized`: a language build (drawing's findings in translated text go to the catalog);
     `stores` gets the face store of each kind drawn, for the caller to keep once the run is done."""
     from pnp.drawing.combine import sheet_count, write_combined
+    from pnp.drawing.facecache import CheckCache
     from pnp.drawing.faces import FaceDigests
     from pnp.drawing.facestore import face_keys, kind_preset, kind_store
-    from pnp.drawing.findings import code_digest, kind_digest, render_kind
+    from pnp.drawing.findings import check_cache_file, check_digests, code_digest, kind_digest, render_kind
     from pnp.verify.cache import existing_key
 
     spec = sheet_spec(project, options)
@@ -142,6 +143,17 @@ def _build_checked(
     kinds = loaded.kinds_to_build(options.kinds, layouts)
     plans = []
     face_digests = FaceDigests(loaded, code)
+    # What drawing finds is kept for `pnp check` too, when it draws what the check would draw: the
+    # project's paper and margins, every record (no error left any out), no translation.
+    as_checked = (
+        options.paper.lower() == project.paper.lower()
+        and options.duplex in ("long", "short")
+        and options.margin_mm is None
+        and options.orientation is None
+        and localized is None
+        and not any(p.severity == "error" for p in problems)
+    )
+    digests_checked = check_digests(loaded, code) if as_checked else None
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
     for kind in kinds:
         layout = layouts.by_kind[kind]
@@ -188,7 +200,10 @@ def _build_checked(
             store: FaceStore = store,
         ) -> None:
             game = project.game(kind)
-            found = render_kind(loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind, store=store)
+            checked = None if digests_checked is None else CheckCache(check_cache_file(project, kind), digests_checked)
+            found = render_kind(
+                loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind, store=store, check_cache=checked
+            )
             if localized is not None:
                 found = localized.relocate(found, kind)
             located.extend(record_file.locate(finding) for record_file, finding in found)
@@ -240,7 +255,7 @@ def _build_checked(
         sheets.append((combined, sheet_count(parts, spec)))
         manifest.record(combined, key)
         written.append(combined)
-    for result in _build_sheets(loaded, project, options, manifest, localized):
+    for result in _build_sheets(loaded, project, options, manifest, localized, digests_checked is not None):
         (written if result.written else skipped).append(result.path)
         problems.extend(result.problems)
     removed: list[Path] = []
@@ -395,9 +410,11 @@ def _build_sheets(
     options: BuildOptions,
     manifest: Manifest,
     localized: Localized | None = None,
+    as_checked: bool = False,
 ) -> list[Any]:
     """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located.
-    `localized`: a language build (the sheets' fixed strings and the cards they show translated)."""
+    `localized`: a language build (the sheets' fixed strings and the cards they show translated);
+    `as_checked`: laid out as `pnp check` lays them out, so what they found is kept for it too."""
     if options.kinds:
         return []
     from pnp.drawing.miniature import token_drawer
@@ -406,7 +423,12 @@ def _build_sheets(
     draw, _inputs = token_drawer(loaded, localized.layouts if localized else None)  # digest: pnp/sheets/inputs.py
     out_root = output_root(project, options.paper, options.duplex)
     if localized is None:
-        return build_sheets(loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw)
+        from pnp.drawing.findings import CACHE_FOLDER
+
+        checked = project.output / CACHE_FOLDER / "sheets" if as_checked else None
+        return build_sheets(
+            loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw, check_cache=checked
+        )
     results = build_sheets(
         loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw,
         texts=localized.sheets, word=localized.word, words_key=localized.words_key,

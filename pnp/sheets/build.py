@@ -366,11 +366,14 @@ def build_sheets(
     texts: Callable[[SheetSet], None] | None = None,
     word: Callable[[str, str], str] | None = None,
     words_key: str = "",
+    check_cache: Path | None = None,
 ) -> list[SheetResult]:
     """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring.
     `texts` rewrites the sheets' fixed strings before anything is planned (a translation);
     `word` gives the words from no sheet file (enum labels, pnp's headings) in that language, and
-    `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds."""
+    `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds.
+    `check_cache`: `pnp check`'s folder of sheet findings (render_findings), filled with what each
+    output laid out here found, so that a check after the build lays out nothing again."""
     from reportlab import rl_config
 
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
@@ -394,6 +397,11 @@ def build_sheets(
             continue
         drawer.problems.clear()
         data = build_one(drawer, output, pagesize)
+        if check_cache is not None:
+            from pnp.drawing.findings import write_cache
+
+            found = [place(loaded, s, f) for s, f in drawer.problems]
+            write_cache(check_cache / _cache_name(output.relative), key, found, loaded.project.root)
         problems = tuple(dict.fromkeys(_locate(loaded, s, f) for s, f in drawer.problems))
         if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
             results.append(SheetResult(output.path, False, problems))
@@ -441,7 +449,7 @@ def render_findings(
     found = [place(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
         key = inputs.digest(output.sheet, output.relative, output.records) + words_key
-        name = hashlib.sha256(output.relative.encode()).hexdigest()[:24] + ".json"
+        name = _cache_name(output.relative)
         cached = read_cache(cache / name, key, files, root) if cache is not None else None
         if cached is None:
             if drawer is None:  # the first output not in the cache: now draw
@@ -458,6 +466,11 @@ def render_findings(
         found.extend(cached)
     unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}
     return list(unique.values())
+
+
+def _cache_name(relative: str) -> str:
+    """The file of one output's findings in `pnp check`'s sheet cache."""
+    return hashlib.sha256(relative.encode()).hexdigest()[:24] + ".json"
 
 
 def place(loaded: LoadedProject, sheet: SheetFile, finding: Finding) -> tuple[RecordFile, Finding]:

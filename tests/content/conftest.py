@@ -18,14 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="session")
 def bundled(request: pytest.FixtureRequest) -> Bundled:
-    """The bundled games built and exported for a print shop (one card face per page) through the
-    command line, once per test run (tests/oncekit.py): tests/content/test_printed_cards.py and
+    """The bundled games built and exported for a print shop (one card face per page), then
+    checked, through the command line, once per test run (tests/oncekit.py): tests/content/test_printed_cards.py and
     tests/content/test_bundled_sheets.py read the same files. Read them; never change them."""
 
     def make(folder: Path) -> dict[str, dict[str, str]]:
         project = copy_bundled(folder / "project")
         said = {}
-        for command in (["build"], ["export", "printshop"]):
+        # the check last: it reads what the build's drawing found (a check from scratch draws it all again)
+        for command in (["build"], ["export", "printshop"], ["check", "--render", "--format", "json"]):
             done = run(project, *command)
             assert done.returncode == 0, done.stdout + done.stderr
             said[" ".join(command)] = {"stdout": done.stdout, "stderr": done.stderr}
