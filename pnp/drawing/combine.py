@@ -115,10 +115,13 @@ def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list
     shared = grid(first.width, first.height, group_spec)
     sheets = pack([parts[m].faces for m in members], shared.per_sheet)
     result = []
+    clipped: dict[int, tuple[tuple[Box, ...], tuple[Box, ...]]] = {}  # full sheets alike: worked out once
     for sheet in sheets:
         used = len(sheet)  # an empty slot is no neighbour: the faces beside it keep their bleed there
         fronts, backs = shared.fronts[:used], shared.backs[:used]
-        front_clips, back_clips = clips(fronts, group_spec), clips(backs, group_spec)
+        if used not in clipped:
+            clipped[used] = (tuple(clips(fronts, group_spec)), tuple(clips(backs, group_spec)))
+        front_clips, back_clips = clipped[used]
         placed = tuple(
             _Placed(members[p], i, fronts[slot], backs[slot], front_clips[slot], back_clips[slot])
             for slot, (p, i) in enumerate(sheet)
