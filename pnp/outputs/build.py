@@ -50,6 +50,7 @@ class BuildOptions:
     keep_going: bool = False  # errors found: draw the records without parse or schema errors all the same
     orientation: str | None = None  # None: pnp.toml's [paper] orientation
     margin_mm: float | None = None  # None: pnp.toml's [paper] margin (or its printer's minimum)
+    kinds_only: bool = False  # each kind's own file only, no combined files or sheets (pnp watch: they follow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +210,7 @@ def _build_checked(
         written.append(target)
         sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known)], spec)))
     for folder, entries in sorted(per_game.items()):
-        if options.kinds:
+        if options.kinds or options.kinds_only:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
         alone = len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none")
@@ -397,7 +398,7 @@ def _build_sheets(
 ) -> list[Any]:
     """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located.
     `localized`: a language build (the sheets' fixed strings and the cards they show translated)."""
-    if options.kinds:
+    if options.kinds or options.kinds_only:
         return []
     from pnp.drawing.miniature import token_drawer
     from pnp.sheets.build import build_sheets
