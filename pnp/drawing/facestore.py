@@ -220,7 +220,7 @@ class FaceStore:
         when there is none, or a face on it is not kept or cannot be copied: the page is drawn."""
         from reportlab.pdfbase.pdfdoc import PDFDictionary, PDFObjectReference
 
-        from pnp.drawing.pagestream import FixedStream
+        from pnp.drawing.pagestream import FixedStream, QuickPage
 
         page = self.pages.get(key)
         if page is None:
@@ -247,7 +247,9 @@ class FaceStore:
         shown = doc.Pages.pages[-1]
         shown.stream = None
         shown.Contents = FixedStream(page.data)
-        shown.XObjects = PDFDictionary({name: PDFObjectReference(name) for name in page.xobjects}) or None
+        forms = {name: PDFObjectReference(name) for name in page.xobjects}
+        shown.XObjects = PDFDictionary(forms) if forms else None  # as reportlab's showPage sets it
+        shown.__class__ = QuickPage
         for face_key, face, raw in hits:
             self.kept[face_key] = raw
             problems.extend((face, finding) for finding in raw[2])
