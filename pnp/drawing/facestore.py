@@ -110,6 +110,7 @@ class FaceStore:
         self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
         self._ready_metas: set[int] = set()  # metas (forms, fonts, images) whose every name is in it
         self._geometry: dict[tuple[int, int], tuple[Any, Any, list[str]]] = {}  # a page's slots and clips, written
+        self._on_page: list[tuple[str, Any]] = []  # (key, face) of the page `page_key` was last asked about
 
     def forget(self) -> None:
         """Keep nothing from the last build: the kind is drawn again from scratch."""
@@ -204,20 +205,22 @@ class FaceStore:
         """What a page shows: its faces (by key), their slots and clips, its label (the rest, the
         paper and the layout, is the document's key)."""
         parts = [label, "hex" if honeycomb else ""]
+        self._on_page = []
         for side, slots, clips in sides:
             known = self._geometry.get((id(slots), id(clips)))
             if known is None:  # full sheets share their slots and clips (pnp.drawing.shelf.kind_sheets)
                 known = (slots, clips, [f"{box!r} {clip!r}" for box, clip in zip(slots, clips, strict=False)])
                 self._geometry[(id(slots), id(clips))] = known
             for face, where in zip(faces, known[2], strict=False):
-                parts.append(f"{self._key(side, face)} {where}")
+                face_key = self._key(side, face)
+                self._on_page.append((face_key, face))
+                parts.append(f"{face_key} {where}")
         return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
-    def replay_page(
-        self, canvas: Canvas, renderer: Renderer, key: str, sides: list[Any], faces: list[Any], problems: list[Any]
-    ) -> bool:
-        """Put the kept page `key` into the document in place of drawing it; False (nothing shown)
-        when there is none, or a face on it is not kept or cannot be copied: the page is drawn."""
+    def replay_page(self, canvas: Canvas, renderer: Renderer, key: str, problems: list[Any]) -> bool:
+        """Put the kept page `key` (just made by `page_key`) into the document in place of drawing
+        it; False (nothing shown) when there is none, or a face on it is not kept or cannot be
+        copied: the page is drawn."""
         from reportlab.pdfbase.pdfdoc import PDFDictionary, PDFObjectReference
 
         from pnp.drawing.pagestream import FixedStream, QuickPage
@@ -226,13 +229,11 @@ class FaceStore:
         if page is None:
             return False
         hits: list[tuple[str, Any, Raw]] = []
-        for side, slots, _ in sides:
-            for face, _ in zip(faces, slots, strict=False):
-                face_key = self._key(side, face)
-                raw = self.entries.get(face_key)
-                if raw is None:
-                    return False
-                hits.append((face_key, face, raw))
+        for face_key, face in self._on_page:  # the faces `page_key` met, in its order (as drawn)
+            raw = self.entries.get(face_key)
+            if raw is None:
+                return False
+            hits.append((face_key, face, raw))
         doc = canvas._doc
         for face_key, _, raw in hits:  # as drawing it does, face by face (an image gone: the page is drawn)
             if raw[1] not in self._ready_metas:

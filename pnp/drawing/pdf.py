@@ -207,7 +207,7 @@ def _page(
         _draw_page(canvas, renderer, sides, faces, spec, problems, label, honeycomb)
         return
     key = store.page_key(sides, faces, label, honeycomb)
-    if store.replay_page(canvas, renderer, key, sides, faces, problems):
+    if store.replay_page(canvas, renderer, key, problems):
         return
     frame_fonts: set[tuple[str, int]] = set()
     _draw_page(canvas, renderer, sides, faces, spec, problems, label, honeycomb, store, frame_fonts)
