@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from pnp.drawing.impose import Box
     from pnp.drawing.render import Renderer
 
-MAGIC = b"pnp-faces 4\n"
+MAGIC = b"pnp-faces 5\n"
 STORE_MAX_BYTES = 512 * 1024 * 1024  # the drawings of one kind; 10,000 poker cards take about 25 MB
 FOLDER = Path(".pnp-cache") / "faces"
 
@@ -324,18 +324,35 @@ class FaceStore:
             return
         if not self.drawn and len(self.kept) == len(self.entries) and self.kept_pages.keys() == self.pages.keys():
             return  # the same faces and pages as the file holds
-        bodies: dict[str, int] = {}
+        bodies: dict[str, int] = {}  # each distinct drawing once (10,000 identical backs: one)
         metas: dict[tuple[Any, ...], int] = {}
-        faces: dict[str, list[Any]] = {}
+        old_bodies: dict[int, int] = {}  # a face copied with its page: its body and metas as read, renumbered
+        old_metas: dict[int, int] = {}
+        body_of: list[int] = []
+        meta_of: list[int] = []
+        found: dict[str, list[Any]] = {}
         for name, kept in self.kept.items():
             if isinstance(kept, Kept):
-                body, meta, findings = kept.body, (kept.xobjects, kept.fonts, kept.images), kept.findings
-            else:  # copied with its page, as the file held it
-                body, meta, findings = self._bodies[kept[0]], self._metas[kept[1]], kept[2]
-            found = [asdict(f) for f in findings] if findings else 0
-            faces[name] = [bodies.setdefault(body, len(bodies)), metas.setdefault(meta, len(metas)), found]
+                body = bodies.setdefault(kept.body, len(bodies))
+                meta = metas.setdefault((kept.xobjects, kept.fonts, kept.images), len(metas))
+                findings = kept.findings
+            else:
+                body = old_bodies.get(kept[0], -1)
+                if body < 0:
+                    body = old_bodies[kept[0]] = bodies.setdefault(self._bodies[kept[0]], len(bodies))
+                meta = old_metas.get(kept[1], -1)
+                if meta < 0:
+                    meta = old_metas[kept[1]] = metas.setdefault(self._metas[kept[1]], len(metas))
+                findings = kept[2]
+            body_of.append(body)
+            meta_of.append(meta)
+            if findings:
+                found[name] = [asdict(f) for f in findings]
         blob = [body.encode("utf-8", "surrogatepass") for body in bodies]
-        pages = {key: [len(page.data), page.xobjects, page.fonts] for key, page in self.kept_pages.items()}
+        page_metas: dict[tuple[Any, ...], int] = {}
+        page_meta = [
+            page_metas.setdefault((page.xobjects, page.fonts), len(page_metas)) for page in self.kept_pages.values()
+        ]
         if sum(len(b) for b in blob) + sum(len(page.data) for page in self.kept_pages.values()) > STORE_MAX_BYTES:
             self._remove()
             return
@@ -344,8 +361,14 @@ class FaceStore:
                 "doc": self.doc_key,
                 "bodies": [len(b) for b in blob],
                 "metas": list(metas),
-                "faces": faces,
-                "pages": pages,
+                "faces": list(self.kept),  # the faces, by key, column by column
+                "body": body_of,
+                "meta": meta_of,
+                "found": found,
+                "pages": list(self.kept_pages),
+                "page_sizes": [len(page.data) for page in self.kept_pages.values()],
+                "page_metas": list(page_metas),
+                "page_meta": page_meta,
             }
         )
         blob.extend(page.data for page in self.kept_pages.values())
@@ -392,26 +415,38 @@ class FaceStore:
                 )
                 for xobjects, fonts, images in header["metas"]
             ]
-            entries = {}
-            for key, (index, meta, findings) in header["faces"].items():
-                found = tuple(Finding(**item) for item in findings) if findings else ()
-                if (
-                    not all(sound_finding(f) for f in found)
-                    or not 0 <= index < len(bodies)
-                    or not 0 <= meta < len(metas)
-                ):
-                    return
-                entries[str(key)] = (index, meta, found)
+            keys, body_of, meta_of = header["faces"], header["body"], header["meta"]
+            if not len(keys) == len(body_of) == len(meta_of) or not all(type(k) is str for k in keys):
+                return
+            if not _indices(body_of, len(bodies)) or not _indices(meta_of, len(metas)):
+                return
+            found = {str(k): tuple(Finding(**item) for item in v) for k, v in header["found"].items()}
+            if not all(sound_finding(f) for findings in found.values() for f in findings):
+                return
+            entries = {
+                key: (body, meta, found.get(key, ())) for key, body, meta in zip(keys, body_of, meta_of, strict=True)
+            }
+            page_metas = [
+                (tuple(map(str, xobjects)), tuple((str(f), int(s)) for f, s in fonts))
+                for xobjects, fonts in header["page_metas"]
+            ]
+            page_keys, sizes, page_meta = header["pages"], header["page_sizes"], header["page_meta"]
+            if not len(page_keys) == len(sizes) == len(page_meta) or not _indices(page_meta, len(page_metas)):
+                return
             pages, at = {}, int(size) + body_bytes
-            for key, (length, xobjects, fonts) in header["pages"].items():
-                data = rest[at : at + int(length)]
+            for key, length, meta in zip(page_keys, sizes, page_meta, strict=True):
+                pages[str(key)] = KeptPage(rest[at : at + int(length)], *page_metas[meta])
                 at += int(length)
-                pages[str(key)] = KeptPage(data, tuple(map(str, xobjects)), tuple((str(f), int(s)) for f, s in fonts))
         except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return
         if offset != len(text) or at != len(rest):
             return  # not a character per byte, or cut short: not what pnp wrote
         self.entries, self._bodies, self._metas, self.pages = entries, bodies, metas, pages
+
+
+def _indices(values: list[Any], count: int) -> bool:
+    """Whether every one of `values` is a whole number that indexes a list of `count`."""
+    return all(type(v) is int for v in values) and (not values or (min(values) >= 0 and max(values) < count))
 
 
 def _recording(draw_image: Any, images: list[tuple[str, str | None]]) -> Any:
