@@ -19,6 +19,7 @@ import io
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
@@ -176,8 +177,14 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
 
 
 def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
-    """Sheets of paper the combined file takes."""
-    return len(combined_sheets(parts, spec))
+    """Sheets of paper the combined file takes (the same parts, wherever their files are, are
+    counted once: a build asks for a kind's count and its read-me page again)."""
+    return _sheet_count(tuple(replace(part, path=Path()) for part in parts), spec)
+
+
+@lru_cache(maxsize=64)
+def _sheet_count(parts: tuple[Part, ...], spec: SheetSpec) -> int:
+    return len(combined_sheets(list(parts), spec))
 
 
 def write_combined(

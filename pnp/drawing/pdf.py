@@ -61,6 +61,9 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
         if plain:  # the common case, without building a template context per record
             copies = whole_number(record.get("copies", 1))
             copies = 1 if copies is None else copies
+            if copies == 1 and len(faces) < limits.faces_per_kind:
+                faces.append(Face(record, {"copy": 1}, origin))
+                continue
             if 0 < copies <= limits.copies and len(faces) + copies <= limits.faces_per_kind:
                 faces.extend([Face(record, {"copy": n}, origin) for n in range(1, copies + 1)])
                 continue
@@ -102,6 +105,24 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
             for copy_number in range(1, max(int(copies), 0) + 1):
                 faces.append(Face(record, {**extra, "copy": copy_number}, origin))
     return faces, issues
+
+
+def count_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> int:
+    """How many faces `expand_faces` gives, without making them where the layout has no `copies`
+    template and no `expand` (each record's own `copies`, all within the limits)."""
+    data = renderer.layout.data
+    if data.get("copies") is None and not data.get("expand"):
+        limits = current_limits()
+        total = 0
+        for _, record in records:
+            copies = whole_number(record.get("copies", 1))
+            copies = 1 if copies is None else max(copies, 0)
+            total += copies
+            if copies > limits.copies or total > limits.faces_per_kind:
+                break  # a limit met: counted as drawing counts it, below
+        else:
+            return total
+    return len(expand_faces(renderer, records)[0])
 
 
 class _OverLimit(Exception):

@@ -373,16 +373,16 @@ def _part(
     """A kind's file as the combined file reads it: how many faces, of what size (`known`: the
     parts already worked out in this build, by kind)."""
     from pnp.drawing.combine import Part
-    from pnp.drawing.pdf import expand_faces
+    from pnp.drawing.pdf import count_faces
     from pnp.drawing.render import Renderer
 
     if known is not None and kind in known:
         return replace(known[kind], path=path)
     renderer = Renderer(layout, loaded.project.root, loaded.icons)
-    faces, _ = expand_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
+    faces = count_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
     own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
     part = Part(
-        path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
+        path, kind, faces, renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
     )
     if known is not None:
         known[kind] = part
