@@ -116,3 +116,22 @@ def test_a_tampered_store_is_ignored(project: Path, tmp_path: Path) -> None:
     assert drawn == 5  # no kept spell face trusted
     assert warm == cold(project, tmp_path / "cold")
     assert b" TJ" not in warm["test/test.spell.pdf"]
+
+
+def test_fold_sheets_copy_their_pages_too(project: Path, tmp_path: Path) -> None:
+    """Fronts and backs on one page (fold-and-glue): a page is kept and copied as a whole."""
+    names = ("fold/test/test.card.pdf", "fold/test/test.spell.pdf")
+
+    def folded(root: Path) -> tuple[int, dict[str, bytes]]:
+        pages = sum(PAGES_DRAWN.values())
+        ran = pnp(root, "build", "--duplex", "fold")
+        assert ran.returncode == 0, ran.stderr
+        return sum(PAGES_DRAWN.values()) - pages, {name: (root / "output" / name).read_bytes() for name in names}
+
+    folded(project)
+    edit(project / "cards" / "spells.json", "spell-4", name="Spell four")
+    pages, warm = folded(project)
+    assert pages == 1  # the spells' one page; the cards' pages copied
+    scratch = tmp_path / "cold-fold"
+    shutil.copytree(project, scratch, ignore=shutil.ignore_patterns("output"))
+    assert warm == folded(scratch)[1]
