@@ -1,6 +1,7 @@
 """`pnp build` after an edit draws only the faces whose digest changed and re-assembles the rest
 from output/.pnp-cache/faces/ (pnp.drawing.facestore), writing the very bytes a cold build of the
-same input writes.
+same input writes. Whole pages are kept too: after an edit only the pages holding a changed face
+are drawn (pnp.drawing.pdf.PAGES_DRAWN), the others copied as the last build compressed them.
 
 The project is tests/build_project (11 cards, one of them with two copies, front and back,
 and 5 spell tokens, fronts only), with the spell layout made to show a card's name through `ref`, so
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from pnp.drawing.pdf import PAGES_DRAWN
 from pnp.drawing.render import FACES_DRAWN
 from tests.runpnp import run as pnp
 
@@ -31,10 +33,17 @@ def edit(path: Path, record_id: str, **changes: object) -> None:
 
 def build(project: Path) -> tuple[int, dict[str, bytes]]:
     """Faces drawn by one `pnp build`, and the bytes of its PDFs."""
-    before = sum(FACES_DRAWN.values())
+    drawn, _, pdfs = build_pages(project)
+    return drawn, pdfs
+
+
+def build_pages(project: Path) -> tuple[int, int, dict[str, bytes]]:
+    """Faces and cut-sheet pages drawn by one `pnp build`, and the bytes of its PDFs."""
+    faces, pages = sum(FACES_DRAWN.values()), sum(PAGES_DRAWN.values())
     ran = pnp(project, "build")
     assert ran.returncode == 0, ran.stderr
-    return sum(FACES_DRAWN.values()) - before, {name: (project / "output" / name).read_bytes() for name in PDFS}
+    pdfs = {name: (project / "output" / name).read_bytes() for name in PDFS}
+    return sum(FACES_DRAWN.values()) - faces, sum(PAGES_DRAWN.values()) - pages, pdfs
 
 
 def cold(project: Path, scratch: Path) -> dict[str, bytes]:
@@ -64,13 +73,14 @@ def test_one_edit_redraws_its_faces_and_the_faces_that_show_it(project: Path, tm
     assert (project / "output" / ".pnp-cache" / "faces" / "test.card.faces").is_file()
 
     edit(project / "cards" / "spells.json", "spell-3", name="Spell three")
-    drawn, warm = build(project)
-    assert drawn == 1  # that token's face, nothing else
+    drawn, pages, warm = build_pages(project)
+    assert (drawn, pages) == (1, 1)  # that token's face and its page (fronts only), nothing else
     assert warm == cold(project, tmp_path / "cold")
 
     edit(project / "cards" / "cards.json", "card-01", name="Card the first")  # spell-1 shows it through `ref`
-    drawn, warm = build(project)
+    drawn, pages, warm = build_pages(project)
     assert drawn == 2 + 1  # the card's front and back, and the spell's face
+    assert pages == 2 + 1  # the first sheet of cards (fronts and backs), of spells; not the second of cards
     assert warm == cold(project, tmp_path / "cold")
 
     edit(project / "cards" / "cards.json", "card-03", name="Twice — both copies")  # two copies, seeded before
@@ -106,3 +116,22 @@ def test_a_tampered_store_is_ignored(project: Path, tmp_path: Path) -> None:
     assert drawn == 5  # no kept spell face trusted
     assert warm == cold(project, tmp_path / "cold")
     assert b" TJ" not in warm["test/test.spell.pdf"]
+
+
+def test_fold_sheets_copy_their_pages_too(project: Path, tmp_path: Path) -> None:
+    """Fronts and backs on one page (fold-and-glue): a page is kept and copied as a whole."""
+    names = ("fold/test/test.card.pdf", "fold/test/test.spell.pdf")
+
+    def folded(root: Path) -> tuple[int, dict[str, bytes]]:
+        pages = sum(PAGES_DRAWN.values())
+        ran = pnp(root, "build", "--duplex", "fold")
+        assert ran.returncode == 0, ran.stderr
+        return sum(PAGES_DRAWN.values()) - pages, {name: (root / "output" / name).read_bytes() for name in names}
+
+    folded(project)
+    edit(project / "cards" / "spells.json", "spell-4", name="Spell four")
+    pages, warm = folded(project)
+    assert pages == 1  # the spells' one page; the cards' pages copied
+    scratch = tmp_path / "cold-fold"
+    shutil.copytree(project, scratch, ignore=shutil.ignore_patterns("output"))
+    assert warm == folded(scratch)[1]

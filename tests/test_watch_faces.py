@@ -69,3 +69,26 @@ def test_a_layout_edit_redraws_its_kind_only(watcher: Watcher) -> None:
     tokens = {c.key for c in watcher.preview.snapshot.cards if c.kind == "demo.token"}
     assert set(changed) == tokens and len(tokens) == 4
     assert drawn == sum(len(c.sides) for c in watcher.preview.snapshot.cards if c.kind == "demo.token")
+
+
+def test_a_round_writes_the_kind_pdfs_and_the_combined_file_follows_when_saves_pause(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "watch_project", project, ignore=shutil.ignore_patterns("output"))
+    watcher = Watcher(project / "pnp.toml", WatchOptions(build=True), io.StringIO())
+    watcher.round()
+    cards_pdf, combined = project / "output" / "demo" / "demo.card.pdf", project / "output" / "demo.pdf"
+    assert cards_pdf.is_file() and not combined.exists()  # the round: each kind's own PDF, in place
+    assert watcher.rest_pending and not watcher.rest_due()  # a save may follow at once
+    watcher.round_ended -= 60  # the saves paused
+    assert watcher.rest_due()
+    watcher.build_rest()
+    assert combined.is_file() and not watcher.rest_pending
+    stamp = combined.stat().st_mtime_ns
+    cards = project / "cards" / "cards.json"
+    records = json.loads(cards.read_text())
+    records[0]["name"] = "Renamed"
+    cards.write_text(json.dumps(records))
+    watcher.round([cards])
+    assert combined.stat().st_mtime_ns == stamp  # not during the round
+    watcher.build_rest()
+    assert combined.stat().st_mtime_ns != stamp  # once the saves pause

@@ -71,7 +71,11 @@ def _listed(words: list[str]) -> str:
 def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zone: str | None = None) -> list[Finding]:
     """One warning per element (of the layout, not per record) whose box leaves the safe zone for
     some face of `faces` (see docs/export.md for the rule): the layout's `safe`, or `safe` points
-    named `zone` (a print shop's preset)."""
+    named `zone` (a print shop's preset).
+
+    Where an element sits is the layout's alone: the elements outside the zone are found first,
+    and only they are tried on the faces (is the element drawn for this record?), so a layout
+    whose elements all sit inside costs nothing per face (pnp check after a one-card edit)."""
     from pnp.drawing.elements import DrawFailure
     from pnp.drawing.render import TEMPLATE_FAILURES
 
@@ -79,6 +83,14 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
     if safe is None:
         safe, zone = renderer.safe, f"layout {renderer.layout.name!r}"
     sides = ("front", "back") if renderer.has_back else ("front",)
+    outside: dict[int, str] = {}  # id(element) -> the warning's message
+    for _, elements in renderer.faces.values():  # every face a record may choose: a few elements each
+        for element in elements:
+            message = _outside(renderer, element, safe, zone or "", width, height)
+            if message is not None:
+                outside[id(element)] = message
+    if not outside:
+        return []
     problems: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for face in faces:
@@ -87,6 +99,9 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
         for side in sides:
             _, elements = renderer.faces[renderer.face_for(side, record)]
             for element in elements:
+                message = outside.get(id(element))
+                if message is None:
+                    continue
                 marker = (side, element.name)  # where an element sits is the layout's: once per layout
                 if marker in seen:
                     continue
@@ -99,29 +114,33 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
                         continue
                 except (*TEMPLATE_FAILURES, DrawFailure):
                     continue  # reported as a render problem
-                x0, y0, x1, y1 = _element_bounds(renderer, element)
-                if element.kind == "rect" and element.spec.get("bleed"):
-                    continue  # a background meant to run into the bleed
-                if x0 <= EDGE and y0 <= EDGE and x1 >= width - EDGE and y1 >= height - EDGE:
-                    continue  # covers the whole card: a background
-                edges = {"left": x0, "top": y0, "right": width - x1, "bottom": height - y1}
-                edge, distance = min(edges.items(), key=lambda item: item[1])
-                if distance >= safe - EDGE:
-                    continue
                 seen.add(marker)
-                if distance < -EDGE:
-                    where = f"runs {-distance / MM:.1f} mm past the {edge} edge"
-                elif distance <= EDGE:
-                    where = f"touches the {edge} edge"
-                else:
-                    where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
-                message = (
-                    f"{side} element {element.name!r} ({element.kind}) {where}, outside the {safe / MM:g} mm "
-                    f"safe zone of {zone}; move it inwards "
-                    '(a background: a rect with "bleed": true)'
-                )
-                problems.append(Finding(SAFE_CODE, message, element.pointer, in_layout=True))
+                problems.append(Finding(SAFE_CODE, f"{side} {message}", element.pointer, in_layout=True))
     return problems
+
+
+def _outside(renderer: Any, element: Any, safe: float, zone: str, width: float, height: float) -> str | None:
+    """The warning (after its side) for an element whose box leaves the safe zone; None inside."""
+    x0, y0, x1, y1 = _element_bounds(renderer, element)
+    if element.kind == "rect" and element.spec.get("bleed"):
+        return None  # a background meant to run into the bleed
+    if x0 <= EDGE and y0 <= EDGE and x1 >= width - EDGE and y1 >= height - EDGE:
+        return None  # covers the whole card: a background
+    edges = {"left": x0, "top": y0, "right": width - x1, "bottom": height - y1}
+    edge, distance = min(edges.items(), key=lambda item: item[1])
+    if distance >= safe - EDGE:
+        return None
+    if distance < -EDGE:
+        where = f"runs {-distance / MM:.1f} mm past the {edge} edge"
+    elif distance <= EDGE:
+        where = f"touches the {edge} edge"
+    else:
+        where = f"comes within {distance / MM:.1f} mm of the {edge} edge"
+    return (
+        f"element {element.name!r} ({element.kind}) {where}, outside the {safe / MM:g} mm "
+        f"safe zone of {zone}; move it inwards "
+        '(a background: a rect with "bleed": true)'
+    )
 
 
 def _element_bounds(renderer: Any, element: Any) -> tuple[float, float, float, float]:

@@ -19,6 +19,7 @@ import io
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
@@ -115,10 +116,13 @@ def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list
     shared = grid(first.width, first.height, group_spec)
     sheets = pack([parts[m].faces for m in members], shared.per_sheet)
     result = []
+    clipped: dict[int, tuple[tuple[Box, ...], tuple[Box, ...]]] = {}  # full sheets alike: worked out once
     for sheet in sheets:
         used = len(sheet)  # an empty slot is no neighbour: the faces beside it keep their bleed there
         fronts, backs = shared.fronts[:used], shared.backs[:used]
-        front_clips, back_clips = clips(fronts, group_spec), clips(backs, group_spec)
+        if used not in clipped:
+            clipped[used] = (tuple(clips(fronts, group_spec)), tuple(clips(backs, group_spec)))
+        front_clips, back_clips = clipped[used]
         placed = tuple(
             _Placed(members[p], i, fronts[slot], backs[slot], front_clips[slot], back_clips[slot])
             for slot, (p, i) in enumerate(sheet)
@@ -173,8 +177,14 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
 
 
 def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
-    """Sheets of paper the combined file takes."""
-    return len(combined_sheets(parts, spec))
+    """Sheets of paper the combined file takes (the same parts, wherever their files are, are
+    counted once: a build asks for a kind's count and its read-me page again)."""
+    return _sheet_count(tuple(replace(part, path=Path()) for part in parts), spec)
+
+
+@lru_cache(maxsize=64)
+def _sheet_count(parts: tuple[Part, ...], spec: SheetSpec) -> int:
+    return len(combined_sheets(list(parts), spec))
 
 
 def write_combined(

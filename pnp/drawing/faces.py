@@ -72,6 +72,7 @@ class FaceDigests:
         self.files = files or FileDigests(loaded.project.root)
         self._layouts: dict[str, tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]] = {}
         self._all: bytes | None = None
+        self._icons: list[Path] | None = None  # layouts/icons.json's images: the same for every layout
 
     def layout_key(self, layout: Layout, kind: str) -> str:
         """What every face of `kind` drawn with `layout` reads (no record): its own digest."""
@@ -80,6 +81,8 @@ class FaceDigests:
     def record_key(self, layout: Layout, kind: str, record: Record) -> str:
         """The digest of every face of `record` (its copies and expansions share it)."""
         key, uses_refs, sources, asset_paths = self._layout(layout, kind)
+        if not asset_paths and not sources and uses_refs != "fields":  # the record alone (most layouts)
+            return hashlib.sha256(key.encode() + _dumps(record)).hexdigest()
         root = self.loaded.project.root
         hasher = hashlib.sha256(key.encode())
         hasher.update(_dumps(record))
@@ -112,7 +115,9 @@ class FaceDigests:
             return known
         project = self.loaded.project
         files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
-        files += icon_files(project)
+        if self._icons is None:
+            self._icons = icon_files(project)
+        files += self._icons
         hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data, layout.words, layout.labels]))
         for path in files:  # named from the project's root: a copy elsewhere (pnp diff) has the same digests
             name = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)

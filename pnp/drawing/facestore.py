@@ -19,6 +19,13 @@ signed with the project's key (pnp.verify.cache.project_key: a key file's bytes 
 on this disk) and ignored, never trusted, when its signature, its form or its key does not match.
 A document whose fonts met a character that was not preset keeps nothing, and a warm build that
 finds one draws the kind again from scratch.
+
+Whole pages are kept too, as the compressed content stream a build wrote for them, under a key
+made of what is on the page: the keys of its faces, their slots and clips, its label. A page
+whose key is kept is not drawn at all (its stream is copied, what its faces name is put into the
+document as for a kept face), so after a one-card edit only the pages holding a changed face are
+drawn and compressed. Every page's stream, drawn or kept, goes into the file through the same
+`FixedStream`, formatted once when the page is shown (pnp.drawing.pdf.write_cut_sheets).
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ if TYPE_CHECKING:
     from pnp.drawing.impose import Box
     from pnp.drawing.render import Renderer
 
-MAGIC = b"pnp-faces 3\n"
+MAGIC = b"pnp-faces 5\n"
 STORE_MAX_BYTES = 512 * 1024 * 1024  # the drawings of one kind; 10,000 poker cards take about 25 MB
 FOLDER = Path(".pnp-cache") / "faces"
 
@@ -55,6 +62,19 @@ class Kept:
     fonts: tuple[tuple[str, int], ...]
     findings: tuple[Finding, ...]
     images: tuple[tuple[str, str | None], ...] = ()  # (project file, mask) of each image it draws
+
+
+@dataclass(frozen=True, slots=True)
+class KeptPage:
+    """One page's content stream as the PDF holds it (its dictionary, compressed operators), the
+    forms and images it shows, and the fonts its frame (crop marks, label) names."""
+
+    data: bytes
+    xobjects: tuple[str, ...]
+    fonts: tuple[tuple[str, int], ...]
+
+
+Raw = tuple[int, int, tuple[Finding, ...]]  # a face as the file holds it: body, metas and findings
 
 
 class Redraw(Exception):
@@ -73,23 +93,30 @@ class FaceStore:
         self.preset = preset
         self.doc_key = hashlib.sha256(f"{doc_key}\0{preset}".encode("utf-8", "surrogatepass")).hexdigest()
         self.digests = digests  # id(record) -> its face digest
-        self.entries: dict[str, Any] = {}  # key -> (body index, meta index, findings): made into Kept when used
+        self.entries: dict[str, Raw] = {}  # key -> (body index, meta index, findings): made into Kept when used
         self._bodies: list[str] = []
         self._metas: list[tuple[Any, ...]] = []
+        self.pages: dict[str, KeptPage] = {}  # page key -> its kept stream (from the file)
         if self.path is not None and self.key is not None:
             self._read()
-        self.kept: dict[str, Kept] = {}
+        self.kept: dict[str, Kept | Raw] = {}  # this document's faces (Raw: copied with their page, as read)
+        self.kept_pages: dict[str, KeptPage] = {}  # this document's pages, for the next build
         self.drawn = 0  # faces drawn in this document
         self.reused = 0  # faces taken from the store
+        self.pages_drawn = 0  # pages drawn (not copied) in this document
         self.stable = False
         self._prefixes: dict[tuple[Box, Box | None], list[str]] = {}
         self._present: set[str] = set()  # forms and images known to be in the document
         self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
+        self._ready_metas: set[int] = set()  # metas (forms, fonts, images) whose every name is in it
+        self._geometry: dict[tuple[int, int], tuple[Any, Any, list[str]]] = {}  # a page's slots and clips, written
+        self._on_page: list[tuple[str, Any]] = []  # (key, face) of the page `page_key` was last asked about
 
     def forget(self) -> None:
         """Keep nothing from the last build: the kind is drawn again from scratch."""
         self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
-        self._prefixes, self._present, self._named = {}, set(), set()
+        self.pages, self.kept_pages, self.pages_drawn = {}, {}, 0
+        self._prefixes, self._present, self._named, self._ready_metas = {}, set(), set(), set()
 
     # --- drawing (pnp.drawing.pdf.write_cut_sheets) -------------------------------------------
 
@@ -132,10 +159,7 @@ class FaceStore:
         """Whether the document holds what the kept face names: its fonts are named (so embedded)
         as drawing it would; images shown first here are put in; forms were made by `begin`."""
         doc = canvas._doc
-        for font in hit.fonts:
-            if font not in self._named:
-                _font(font[0]).getSubsetInternalName(font[1], doc)
-                self._named.add(font)
+        self._name(doc, hit.fonts)
         missing = [name for name in hit.xobjects if name not in self._present]
         if missing and not all(doc.hasForm(name) for name in missing):
             _put_images(canvas, renderer.root, hit.images)  # as drawing the face would
@@ -174,6 +198,85 @@ class FaceStore:
         self._present.update(xobjects)
         self.drawn += 1
         return found
+
+    # --- whole pages ---------------------------------------------------------------------------
+
+    def page_key(self, sides: list[Any], faces: list[Any], label: str, honeycomb: bool) -> str:
+        """What a page shows: its faces (by key), their slots and clips, its label (the rest, the
+        paper and the layout, is the document's key)."""
+        parts = [label, "hex" if honeycomb else ""]
+        self._on_page = []
+        for side, slots, clips in sides:
+            known = self._geometry.get((id(slots), id(clips)))
+            if known is None:  # full sheets share their slots and clips (pnp.drawing.shelf.kind_sheets)
+                known = (slots, clips, [f"{box!r} {clip!r}" for box, clip in zip(slots, clips, strict=False)])
+                self._geometry[(id(slots), id(clips))] = known
+            for face, where in zip(faces, known[2], strict=False):
+                face_key = self._key(side, face)
+                self._on_page.append((face_key, face))
+                parts.append(f"{face_key} {where}")
+        return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+    def replay_page(self, canvas: Canvas, renderer: Renderer, key: str, problems: list[Any]) -> bool:
+        """Put the kept page `key` (just made by `page_key`) into the document in place of drawing
+        it; False (nothing shown) when there is none, or a face on it is not kept or cannot be
+        copied: the page is drawn."""
+        from reportlab.pdfbase.pdfdoc import PDFDictionary, PDFObjectReference
+
+        from pnp.drawing.pagestream import FixedStream, QuickPage
+
+        page = self.pages.get(key)
+        if page is None:
+            return False
+        hits: list[tuple[str, Any, Raw]] = []
+        for face_key, face in self._on_page:  # the faces `page_key` met, in its order (as drawn)
+            raw = self.entries.get(face_key)
+            if raw is None:
+                return False
+            hits.append((face_key, face, raw))
+        doc = canvas._doc
+        for face_key, _, raw in hits:  # as drawing it does, face by face (an image gone: the page is drawn)
+            if raw[1] not in self._ready_metas:
+                hit = self._kept(face_key)
+                if hit is None or not self._ready(canvas, renderer, hit):
+                    return False
+                self._ready_metas.add(raw[1])
+        self._name(doc, page.fonts)
+        if not all(name in doc.idToObject for name in page.xobjects):
+            return False
+        canvas.showPage()
+        shown = doc.Pages.pages[-1]
+        shown.stream = None
+        shown.Contents = FixedStream(page.data)
+        forms = {name: PDFObjectReference(name) for name in page.xobjects}
+        shown.XObjects = PDFDictionary(forms) if forms else None  # as reportlab's showPage sets it
+        shown.__class__ = QuickPage
+        for face_key, face, raw in hits:
+            self.kept[face_key] = raw
+            problems.extend((face, finding) for finding in raw[2])
+        self.reused += len(hits)
+        self._present.update(page.xobjects)
+        self.kept_pages[key] = page
+        return True
+
+    def keep_page(self, canvas: Canvas, key: str, fonts: set[tuple[str, int]]) -> None:
+        """The page just shown (drawn): its stream formatted now and kept under `key`."""
+        from pnp.drawing.pagestream import fixed_stream
+
+        shown = canvas._doc.Pages.pages[-1]
+        data = fixed_stream(canvas._doc, shown)
+        if shown._colorsUsed or shown._shadingUsed or shown.Annots:
+            return  # named resources of its own: drawn again each time
+        xobjects = tuple(shown.XObjects.dict) if shown.XObjects is not None else ()
+        self._named.update(fonts)
+        self.kept_pages[key] = KeptPage(data, xobjects, tuple(sorted(fonts)))
+        self.pages_drawn += 1
+
+    def _name(self, doc: Any, fonts: tuple[tuple[str, int], ...]) -> None:
+        for font in fonts:
+            if font not in self._named:
+                _font(font[0]).getSubsetInternalName(font[1], doc)
+                self._named.add(font)
 
     def finish(self, canvas: Canvas) -> None:
         """Before saving: fonts in a fixed order; a warm document that met an unassigned character
@@ -219,22 +322,56 @@ class FaceStore:
         if not self.stable or not self.kept:
             self._remove()
             return
-        if not self.drawn and len(self.kept) == len(self.entries):
-            return  # the same faces as the file holds
-        bodies: dict[str, int] = {}
+        if not self.drawn and len(self.kept) == len(self.entries) and self.kept_pages.keys() == self.pages.keys():
+            return  # the same faces and pages as the file holds
+        bodies: dict[str, int] = {}  # each distinct drawing once (10,000 identical backs: one)
         metas: dict[tuple[Any, ...], int] = {}
-        faces: dict[str, list[Any]] = {}
+        old_bodies: dict[int, int] = {}  # a face copied with its page: its body and metas as read, renumbered
+        old_metas: dict[int, int] = {}
+        body_of: list[int] = []
+        meta_of: list[int] = []
+        found: dict[str, list[Any]] = {}
         for name, kept in self.kept.items():
-            meta = (kept.xobjects, kept.fonts, kept.images)
-            found = [asdict(f) for f in kept.findings] if kept.findings else 0
-            faces[name] = [bodies.setdefault(kept.body, len(bodies)), metas.setdefault(meta, len(metas)), found]
+            if isinstance(kept, Kept):
+                body = bodies.setdefault(kept.body, len(bodies))
+                meta = metas.setdefault((kept.xobjects, kept.fonts, kept.images), len(metas))
+                findings = kept.findings
+            else:
+                body = old_bodies.get(kept[0], -1)
+                if body < 0:
+                    body = old_bodies[kept[0]] = bodies.setdefault(self._bodies[kept[0]], len(bodies))
+                meta = old_metas.get(kept[1], -1)
+                if meta < 0:
+                    meta = old_metas[kept[1]] = metas.setdefault(self._metas[kept[1]], len(metas))
+                findings = kept[2]
+            body_of.append(body)
+            meta_of.append(meta)
+            if findings:
+                found[name] = [asdict(f) for f in findings]
         blob = [body.encode("utf-8", "surrogatepass") for body in bodies]
-        if sum(len(b) for b in blob) > STORE_MAX_BYTES:
+        page_metas: dict[tuple[Any, ...], int] = {}
+        page_meta = [
+            page_metas.setdefault((page.xobjects, page.fonts), len(page_metas)) for page in self.kept_pages.values()
+        ]
+        if sum(len(b) for b in blob) + sum(len(page.data) for page in self.kept_pages.values()) > STORE_MAX_BYTES:
             self._remove()
             return
         header = orjson.dumps(
-            {"doc": self.doc_key, "bodies": [len(b) for b in blob], "metas": list(metas), "faces": faces}
+            {
+                "doc": self.doc_key,
+                "bodies": [len(b) for b in blob],
+                "metas": list(metas),
+                "faces": list(self.kept),  # the faces, by key, column by column
+                "body": body_of,
+                "meta": meta_of,
+                "found": found,
+                "pages": list(self.kept_pages),
+                "page_sizes": [len(page.data) for page in self.kept_pages.values()],
+                "page_metas": list(page_metas),
+                "page_meta": page_meta,
+            }
         )
+        blob.extend(page.data for page in self.kept_pages.values())
         payload = b"%d\n" % len(header) + header + b"".join(blob)
         data = MAGIC + self._mac(payload) + b"\n" + payload
         try:
@@ -264,7 +401,8 @@ class FaceStore:
             header = orjson.loads(rest[: int(size)])
             if header["doc"] != self.doc_key:
                 return  # another layout, options or preset: every code may differ
-            text = rest[int(size) :].decode("utf-8", "surrogatepass")
+            body_bytes = sum(int(length) for length in header["bodies"])
+            text = rest[int(size) : int(size) + body_bytes].decode("utf-8", "surrogatepass")
             bodies, offset = [], 0
             for length in header["bodies"]:  # ASCII operators: a character per byte
                 bodies.append(text[offset : offset + int(length)])
@@ -277,21 +415,38 @@ class FaceStore:
                 )
                 for xobjects, fonts, images in header["metas"]
             ]
-            entries = {}
-            for key, (index, meta, findings) in header["faces"].items():
-                found = tuple(Finding(**item) for item in findings) if findings else ()
-                if (
-                    not all(sound_finding(f) for f in found)
-                    or not 0 <= index < len(bodies)
-                    or not 0 <= meta < len(metas)
-                ):
-                    return
-                entries[str(key)] = (index, meta, found)
+            keys, body_of, meta_of = header["faces"], header["body"], header["meta"]
+            if not len(keys) == len(body_of) == len(meta_of) or not all(type(k) is str for k in keys):
+                return
+            if not _indices(body_of, len(bodies)) or not _indices(meta_of, len(metas)):
+                return
+            found = {str(k): tuple(Finding(**item) for item in v) for k, v in header["found"].items()}
+            if not all(sound_finding(f) for findings in found.values() for f in findings):
+                return
+            entries = {
+                key: (body, meta, found.get(key, ())) for key, body, meta in zip(keys, body_of, meta_of, strict=True)
+            }
+            page_metas = [
+                (tuple(map(str, xobjects)), tuple((str(f), int(s)) for f, s in fonts))
+                for xobjects, fonts in header["page_metas"]
+            ]
+            page_keys, sizes, page_meta = header["pages"], header["page_sizes"], header["page_meta"]
+            if not len(page_keys) == len(sizes) == len(page_meta) or not _indices(page_meta, len(page_metas)):
+                return
+            pages, at = {}, int(size) + body_bytes
+            for key, length, meta in zip(page_keys, sizes, page_meta, strict=True):
+                pages[str(key)] = KeptPage(rest[at : at + int(length)], *page_metas[meta])
+                at += int(length)
         except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return
-        if offset != len(text):
-            return  # not a character per byte: not what pnp wrote
-        self.entries, self._bodies, self._metas = entries, bodies, metas
+        if offset != len(text) or at != len(rest):
+            return  # not a character per byte, or cut short: not what pnp wrote
+        self.entries, self._bodies, self._metas, self.pages = entries, bodies, metas, pages
+
+
+def _indices(values: list[Any], count: int) -> bool:
+    """Whether every one of `values` is a whole number that indexes a list of `count`."""
+    return all(type(v) is int for v in values) and (not values or (min(values) >= 0 and max(values) < count))
 
 
 def _recording(draw_image: Any, images: list[tuple[str, str | None]]) -> Any:

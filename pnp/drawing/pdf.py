@@ -6,6 +6,7 @@ The only stage that owns a reportlab canvas for cut sheets. Output is determinis
 
 from __future__ import annotations
 
+import collections
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -24,12 +25,14 @@ from pnp.drawing.fonts import SANS, register_bundled
 from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, oriented
 from pnp.drawing.render import TEMPLATE_FAILURES, Renderer
 from pnp.drawing.shelf import Piece, hexagon, kind_sheets
+from pnp.drawing.stablefont import track_fonts
 from pnp.project.jsonfile import whole_number
 
 if TYPE_CHECKING:
     from pnp.drawing.facestore import FaceStore
 
 FACE_TAG = "PnpFace"  # marked-content tag around each face drawn on a cut sheet, in slot order
+PAGES_DRAWN: collections.Counter[str] = collections.Counter()  # per kind name: pages drawn, not copied (tests)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +55,19 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
     issues: list[Finding] = []
     copies_spec = data.get("copies")
     expand = data.get("expand") or {}
+    templated = isinstance(copies_spec, str) or any(isinstance(spec, dict) for spec in expand.values())
+    plain = not expand and copies_spec is None  # a face per copy of the record's own `copies`
     for origin, record in records:
-        context = {**record, "record": record}
+        if plain:  # the common case, without building a template context per record
+            copies = whole_number(record.get("copies", 1))
+            copies = 1 if copies is None else copies
+            if copies == 1 and len(faces) < limits.faces_per_kind:
+                faces.append(Face(record, {"copy": 1}, origin))
+                continue
+            if 0 < copies <= limits.copies and len(faces) + copies <= limits.faces_per_kind:
+                faces.extend([Face(record, {"copy": n}, origin) for n in range(1, copies + 1)])
+                continue
+        context = {**record, "record": record} if templated else record
         pointer = "/copies"
         try:
             copies = _int_value(renderer, copies_spec, context, default=record.get("copies", 1))
@@ -91,6 +105,24 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
             for copy_number in range(1, max(int(copies), 0) + 1):
                 faces.append(Face(record, {**extra, "copy": copy_number}, origin))
     return faces, issues
+
+
+def count_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> int:
+    """How many faces `expand_faces` gives, without making them where the layout has no `copies`
+    template and no `expand` (each record's own `copies`, all within the limits)."""
+    data = renderer.layout.data
+    if data.get("copies") is None and not data.get("expand"):
+        limits = current_limits()
+        total = 0
+        for _, record in records:
+            copies = whole_number(record.get("copies", 1))
+            copies = 1 if copies is None else max(copies, 0)
+            total += copies
+            if copies > limits.copies or total > limits.faces_per_kind:
+                break  # a limit met: counted as drawing counts it, below
+        else:
+            return total
+    return len(expand_faces(renderer, records)[0])
 
 
 class _OverLimit(Exception):
@@ -157,17 +189,17 @@ def write_cut_sheets(
         label = f"{name} {number}/{len(sheets)}" if name else ""
         if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
             sides = [fronts_side, backs_side] if backs else [fronts_side]
-            _draw_page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb, store)
+            _page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb, store)
             if tick is not None:
                 tick(len(on_sheet))
             continue
         fronts_label = f"{label}, fronts" if label else ""
-        _draw_page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb, store)
+        _page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb, store)
         if tick is not None:
             tick(len(on_sheet))
         if backs:
             backs_label = f"{label}, backs" if label else ""
-            _draw_page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb, store)
+            _page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb, store)
     if not faces:
         canvas.showPage()
     if store is not None:
@@ -177,6 +209,30 @@ def write_cut_sheets(
 
 
 Side = tuple[str, tuple[Box, ...], tuple[Box, ...]]  # face name, slots, clips
+
+
+def _page(
+    canvas: Canvas,
+    renderer: Renderer,
+    sides: list[Side],
+    faces: list[Face],
+    spec: SheetSpec,
+    problems: list[tuple[Face, Finding]],
+    label: str,
+    honeycomb: bool,
+    store: FaceStore | None,
+) -> None:
+    """One page: copied from `store` when it keeps a page showing the same faces at the same
+    slots, else drawn (and kept for the next build)."""
+    if store is None:
+        _draw_page(canvas, renderer, sides, faces, spec, problems, label, honeycomb)
+        return
+    key = store.page_key(sides, faces, label, honeycomb)
+    if store.replay_page(canvas, renderer, key, problems):
+        return
+    frame_fonts: set[tuple[str, int]] = set()
+    _draw_page(canvas, renderer, sides, faces, spec, problems, label, honeycomb, store, frame_fonts)
+    store.keep_page(canvas, key, frame_fonts)
 
 
 def _draw_page(
@@ -189,12 +245,15 @@ def _draw_page(
     label: str,
     honeycomb: bool = False,
     store: FaceStore | None = None,
+    frame_fonts: set[tuple[str, int]] | None = None,
 ) -> None:
-    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label.
+    """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label
+    (the fonts these name go to `frame_fonts`).
 
     A honeycomb's faces are each clipped to their hexagon grown by the bleed, since their bleed
     boxes overlap, and carry their own cut guide (pnp.drawing.render's hairline): no crop marks.
     """
+    PAGES_DRAWN[renderer.layout.name] += 1
     used: list[Box] = []
     for face_name, slots, clips in sides:
         for face, box, clip in zip(faces, slots, clips, strict=False):
@@ -219,8 +278,14 @@ def _draw_page(
             canvas.addLiteral("EMC")
         used.extend(slots[: len(faces)])
     marks = () if honeycomb else _crop_marks(tuple(used), spec)
-    _marks(canvas, marks, fold_line(tuple(used), spec))
-    _registration(canvas, label, spec, ink_extent(tuple(used), spec.bleed))
+    if frame_fonts is not None:
+        track_fonts(canvas._doc, frame_fonts)
+    try:
+        _marks(canvas, marks, fold_line(tuple(used), spec))
+        _registration(canvas, label, spec, ink_extent(tuple(used), spec.bleed))
+    finally:
+        if frame_fonts is not None:
+            track_fonts(canvas._doc, None)
     canvas.showPage()
 
 

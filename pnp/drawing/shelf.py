@@ -217,17 +217,11 @@ def kind_sheets(piece: Piece, spec: SheetSpec) -> list[KindSheet]:
     grid_sheets = paginate(piece.count, shared.per_sheet)
     packed = _honeycomb_sheets(piece, spec) if piece.shape == "hex" and piece.count > 1 else None
     if packed is None or len(packed) >= len(grid_sheets):
-        return [
-            KindSheet(
-                span.start,
-                shared.fronts[: len(span)],
-                shared.backs[: len(span)],
-                clips(shared.fronts[: len(span)], spec),  # an empty slot is no neighbour: bleed beside it
-                clips(shared.backs[: len(span)], spec),
-                False,
-            )
-            for span in grid_sheets
-        ]
+        alike: dict[int, KindSheet] = {}  # full sheets share their slots and clips: worked out once
+        for used in {len(span) for span in grid_sheets}:  # an empty slot is no neighbour: bleed beside it
+            fronts, backs = shared.fronts[:used], shared.backs[:used]
+            alike[used] = KindSheet(0, fronts, backs, clips(fronts, spec), clips(backs, spec), False)
+        return [replace(alike[len(span)], first=span.start) for span in grid_sheets]
     result = []
     first = 0
     for sheet in packed:

@@ -5,33 +5,43 @@ problems are always those `pnp check` would print. What is expensive is drawn on
 inputs changed: each face's preview image is keyed by the face's digest (pnp.drawing.faces: its
 record, its layout, the files it draws by content, the records it shows through `ref`), so an
 edit redraws the faces it touches and a sheet file or an unrelated record redraws none; `pnp
-build`'s manifest rebuilds only the kind PDFs whose inputs changed. A file saved half-way is a
-problem of that round, never the end of the watch. The preview's model is pnp.live.preview.
+build`'s manifest rebuilds only the kind PDFs whose inputs changed. A round writes the kinds'
+own PDFs only (in place when it ends); the combined files, read-me pages and sheets, which read
+every kind, are built once the saves pause for `REST_QUIET_S`, so that a run of saves is not
+held up by them. A file saved half-way is a problem of that round, never the end of the watch.
+The preview's model is pnp.live.preview.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 from pnp.core.problems import Problem
-from pnp.live.preview import PREVIEW_DPI, Preview, Snapshot, load_and_check, problem_line
+from pnp.live.preview import PREVIEW_DPI, Checked, Preview, Snapshot, load_and_check, problem_line
 from pnp.project.config import ConfigError, Project, load_project
 
 
-def rebuild_outputs(project: Project) -> tuple[list[Path], list[Problem]]:
-    """`pnp build` (incremental: only outputs whose inputs changed are drawn and written)."""
+def rebuild_outputs(project: Project, kinds_only: bool = False) -> tuple[list[Path], list[Problem]]:
+    """`pnp build` (incremental: only outputs whose inputs changed are drawn and written);
+    `kinds_only`: each kind's own PDF, not the combined files and sheets."""
     from typing import cast
 
     from pnp.drawing.impose import Duplex
     from pnp.outputs.build import BuildOptions, run_build
 
-    result = run_build(project, BuildOptions(paper=project.paper, duplex=cast(Duplex, project.duplex)))
+    options = BuildOptions(paper=project.paper, duplex=cast(Duplex, project.duplex), kinds_only=kinds_only)
+    result = run_build(project, options)
     return list(result.written), list(result.problems)
+
+
+REST_QUIET_S = 2.0
+"""The combined files and sheets are built once no save came for this long after a round."""
 
 
 # --- rounds and the watch loop -------------------------------------------------------------------
@@ -57,6 +67,11 @@ class Watcher:
         self.preview = Preview(options.dpi)
         self.last_lines: tuple[str, ...] | None = None
         self.config_broken = False
+        self.rest_pending = False  # the kinds' PDFs are built; the combined files and sheets are not
+        self.rest_problems: tuple[Problem, ...] = ()  # what building those found last time
+        self.round_ended = 0.0  # time.monotonic() at the end of the last round
+        self.checked: Checked | None = None  # the last round's
+        self.round_problems: tuple[Problem, ...] = ()  # what it found itself (check, drawing, kinds' PDFs)
 
     def classify(self, paths: Iterable[Path]) -> None:
         """A changed pnp.toml is read again. (Images and fonts need nothing here: each face's
@@ -70,6 +85,7 @@ class Watcher:
 
     def round(self, changed: Iterable[Path] = ()) -> None:
         """Check, publish the preview, then rebuild; print the round's problems."""
+        self.rest_pending = False
         try:
             self.classify(changed)
             checked = load_and_check(self.project)
@@ -85,14 +101,44 @@ class Watcher:
             problems = tuple(sorted(dict.fromkeys([*problems, *drawn]), key=Problem.sort_key))
             snapshot = self.preview.update(checked, problems)
         self.preview.publish(snapshot)
+        self.round_problems = problems
         if self.options.build and not any(p.severity == "error" for p in problems):
-            _, built = rebuild_outputs(self.project)
+            _, built = rebuild_outputs(self.project, kinds_only=True)
+            self.rest_pending = True
             more = [p for p in built if p not in problems]
+            self.round_problems = (*problems, *more)
+            more += [p for p in self.rest_problems if p not in problems and p not in more]  # until built again
             if more:
                 problems = tuple(sorted(dict.fromkeys([*problems, *more]), key=Problem.sort_key))
                 again = self.preview.update(checked, problems)
                 self.preview.publish(again)
+        self.checked = checked
         self._print(problems, len(checked.loaded.files), checked.records)
+        self.round_ended = time.monotonic()
+
+    def rest_due(self) -> bool:
+        """Whether the combined files and sheets are to be built now: saves have paused."""
+        return self.rest_pending and time.monotonic() - self.round_ended >= REST_QUIET_S
+
+    def build_rest(self, _changed: Iterable[Path] = ()) -> None:
+        """The rest of `pnp build` after the rounds' kind PDFs: combined files, read-me pages,
+        sheets. What it finds that the last round did not print is printed (and shown)."""
+        self.rest_pending = False
+        try:
+            _, built = rebuild_outputs(self.project)
+        except ConfigError:
+            return  # pnp.toml changed since the round: the next round reports it
+        rest = tuple(p for p in built if p not in self.round_problems)
+        if rest == self.rest_problems:
+            return
+        self.rest_problems = rest
+        if self.checked is not None:
+            problems = tuple(sorted(dict.fromkeys([*self.round_problems, *rest]), key=Problem.sort_key))
+            self.preview.publish(self.preview.update(self.checked, problems))
+        lines = [problem_line(p) for p in rest if problem_line(p) not in set(self.last_lines or ())]
+        self.out.write("".join(line + "\n" for line in lines))
+        self.out.flush()
+        self.last_lines = (*(self.last_lines or ()), *lines)
 
     def _print(self, problems: tuple[Problem, ...], files: int, records: int, config_error: str = "") -> None:
         """The round's problems as `pnp check` prints them, and its summary line."""
@@ -187,6 +233,8 @@ def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdo
                 print("pnp watch: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
             elif changes:
                 _guarded(watcher.round, [Path(path) for _, path in changes])
+            elif watcher.rest_due():  # the saves paused: the combined files and sheets
+                _guarded(watcher.build_rest, ())
     except KeyboardInterrupt:
         stop.set()
         if server is not None:

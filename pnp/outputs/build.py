@@ -50,6 +50,7 @@ class BuildOptions:
     keep_going: bool = False  # errors found: draw the records without parse or schema errors all the same
     orientation: str | None = None  # None: pnp.toml's [paper] orientation
     margin_mm: float | None = None  # None: pnp.toml's [paper] margin (or its printer's minimum)
+    kinds_only: bool = False  # each kind's own file only, no combined files or sheets (pnp watch: they follow)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +179,7 @@ def _build_checked(
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
     progress = progress_bar(options.progress, sum(len(faces) for *_, faces, _ in plans))
+    parts_known: dict[str, Part] = {}  # each kind's faces counted once
     store_key: bytes | None = None
     for kind, layout, target, key, faces, preset in plans:
         count = len(faces)
@@ -222,9 +224,9 @@ def _build_checked(
             stores.append(store)
         manifest.record(target, key)
         written.append(target)
-        sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec)], spec)))
+        sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known)], spec)))
     for folder, entries in sorted(per_game.items()):
-        if options.kinds:
+        if options.kinds or options.kinds_only:
             continue  # a partial build does not rewrite the combined file
         combined = out_root / f"{folder}.pdf"
         alone = len(entries) == 1 and (entries[0][2].has_back or options.duplex == "none")
@@ -233,12 +235,13 @@ def _build_checked(
         stopped = not options.keep_going and any(p.severity == "error" for p in problems)
         if stopped or not all(current(path).is_file() for path, *_ in entries):
             continue
-        parts = [_part(loaded, layout, kind, current(path), spec) for path, _, layout, kind in entries]
+        parts = [_part(loaded, layout, kind, current(path), spec, parts_known) for path, _, layout, kind in entries]
         front = b""  # the game's read-me page, first in its combined file
         if project.read_me:
             front = _read_me(project, options, spec, parts, None if alone else combined, out_root, manifest, code)
             (written if front else skipped).append(out_root / folder / READ_ME)
-            front = front or _read_me_bytes(project, options, spec, parts, None if alone else combined, out_root)
+            if not front and not alone:  # alone there is no combined file to put it in front of
+                front = _read_me_bytes(project, options, spec, parts, combined, out_root)
         if alone:
             continue
         key = digest(code, [k for _, k, _, _ in entries], hashlib.sha256(front).hexdigest())
@@ -259,7 +262,9 @@ def _build_checked(
         (written if result.written else skipped).append(result.path)
         problems.extend(result.problems)
     removed: list[Path] = []
-    if not options.kinds:  # a whole build: what the last one made and this one did not is stale
+    if (
+        not options.kinds and not options.kinds_only
+    ):  # a whole build: what the last one made and this one did not is stale
         from pnp.outputs.stale import drop_stale
 
         removed = drop_stale(project.output, out_root, [*written, *skipped], manifest, project.root)
@@ -390,18 +395,26 @@ def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:
         own.save(cast(BinaryIO, handle), deterministic_id=True, compress_streams=True)
 
 
-def _part(loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec) -> Part:
-    """A kind's file as the combined file reads it: how many faces, of what size."""
+def _part(
+    loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec, known: dict[str, Part] | None = None
+) -> Part:
+    """A kind's file as the combined file reads it: how many faces, of what size (`known`: the
+    parts already worked out in this build, by kind)."""
     from pnp.drawing.combine import Part
-    from pnp.drawing.pdf import expand_faces
+    from pnp.drawing.pdf import count_faces
     from pnp.drawing.render import Renderer
 
+    if known is not None and kind in known:
+        return replace(known[kind], path=path)
     renderer = Renderer(layout, loaded.project.root, loaded.icons)
-    faces, _ = expand_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
+    faces = count_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
     own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
-    return Part(
-        path, kind, len(faces), renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
+    part = Part(
+        path, kind, faces, renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
     )
+    if known is not None:
+        known[kind] = part
+    return part
 
 
 def _build_sheets(
@@ -415,7 +428,7 @@ def _build_sheets(
     """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located.
     `localized`: a language build (the sheets' fixed strings and the cards they show translated);
     `as_checked`: laid out as `pnp check` lays them out, so what they found is kept for it too."""
-    if options.kinds:
+    if options.kinds or options.kinds_only:
         return []
     from pnp.drawing.miniature import token_drawer
     from pnp.sheets.build import build_sheets
