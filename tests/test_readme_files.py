@@ -124,7 +124,7 @@ def test_the_read_me_names_kinds_by_their_schema_titles(game: tuple[Path, str]) 
 def test_the_read_me_gives_only_the_cutting_advice_that_applies(game: tuple[Path, str]) -> None:
     text = text_of(game[0] / "output" / "rm" / "read-me-first.pdf")
     assert "Butted faces share their cut lines" in text
-    for advice in ("gap between them", "corner punch", "hex tokens"):  # no gutter, no rounded or round faces
+    for advice in ("gap between them", "corner punch", "tokens: cut their square"):  # no gutter, all faces square
         assert advice not in text, advice
 
 

@@ -352,7 +352,7 @@ def intersect(a: Box, b: Box) -> Box:
 REGISTRATION_BASELINE = 3.5 * MM  # the sheet label's baseline, from the bottom edge, inside most printers' reach
 LABEL_ASCENT = 1.9 * MM  # a 6 pt label (pnp.drawing.pdf): its glyphs above the baseline, and a hair
 LABEL_DESCENT = 0.6 * MM  # and below it
-LABEL_CLEAR = 0.3 * MM  # the least room between the label and a crop mark
+LABEL_CLEAR = 0.5 * MM  # the least room between the label and a crop mark
 LABEL_EDGE = 3 * MM  # the nearest a moved label comes to the paper's edge
 
 
@@ -411,13 +411,15 @@ def _meets(mark: Mark, baseline: float, vertical: bool) -> bool:
 def _free_spot(
     width: float, centre: float, blocked: list[tuple[float, float]], low: float, high: float
 ) -> float | None:
-    """The middle of the stretch `width` long within [low, high] nearest `centre` that meets no blocked span."""
+    """Where to centre a stretch `width` long within [low, high] that meets no blocked span: at
+    `centre` if it can, else in the middle of the free gap whose middle is nearest `centre`."""
     best: float | None = None
     start = low
     for begin, end in [*sorted(blocked), (high + LABEL_CLEAR, high + LABEL_CLEAR)]:
         stop = min(begin - LABEL_CLEAR, high)
-        if stop - start >= width:
-            spot = min(max(centre, start + width / 2), stop - width / 2)
+        if stop - start >= width:  # `centre` itself when it fits here, else the middle of the gap
+            fits = start + width / 2 <= centre <= stop - width / 2
+            spot = centre if fits else (start + stop) / 2
             if best is None or abs(spot - centre) < abs(best - centre) - EDGE:
                 best = spot
         start = max(start, end + LABEL_CLEAR)

@@ -148,8 +148,9 @@ def _cutting(parts: list[Part], spec: SheetSpec, combined: bool) -> list[str]:
             "Faces with a gap between them (gutter cutting, token sheets) keep their own bleed: two cuts "
             "between neighbours, along each face's corner marks; cut the gap away."
         )
-    if shapes & {"round", "hex"}:
-        steps.append("Round and hex tokens: cut their square out first, then along their grey hairline.")
+    if shapes & {"round", "hex"}:  # the shapes this game has: "Round tokens", "Hex tokens", "Round and hex tokens"
+        named = " and ".join(shape for shape in ("round", "hex") if shape in shapes).capitalize()
+        steps.append(f"{named} tokens: cut their square out first, then along their grey hairline.")
     if "rounded" in shapes:
         steps.append("Rounded cards: round their corners last, with a corner punch.")
     return steps
