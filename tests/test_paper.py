@@ -226,7 +226,7 @@ def test_the_read_me_page_says_what_to_print_and_how(read_me: Path) -> None:
         "bl/bl.b.pdf: bl.b, 9 faces, 1 sheet of paper",
         "Paper: a4 (210.0 x 297.0 mm); margins 4 mm",
         "Scale: 100 % (actual size)",
-        "the faces of bl/bl.a.pdf measure 63 x 88 mm between their crop marks",
+        "a face of bl/bl.a.pdf measures 63 x 88 mm between its crop marks",
         "flipping on the long edge",
         "Butted faces share their cut lines",
         "Not included in this kit",

@@ -117,7 +117,9 @@ def test_the_read_me_lists_the_aids_and_setup_sheets_with_their_pages(game: tupl
 def test_the_read_me_names_kinds_by_their_schema_titles(game: tuple[Path, str]) -> None:
     text = text_of(game[0] / "output" / "rm" / "read-me-first.pdf")
     assert "rm/rm.card.pdf: Ruse card, 10 faces, 2 sheets of paper" in text
-    assert "(Ruse card) measure 63 x 88 mm between their crop marks" in text
+    assert (
+        "a face of rm/rm.card.pdf \N{EM DASH} Ruse card \N{EM DASH} measures 63 x 88 mm between its crop marks" in text
+    )
     assert "rm.card" not in re.sub(r"\S+\.pdf", "", text)  # the kind's key only in its file's name
 
 

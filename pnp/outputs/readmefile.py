@@ -53,7 +53,7 @@ def plan_read_me(
         )
     first = parts[0]
     size = f"{first.width / MM:g} x {first.height / MM:g} mm"
-    named = f" ({shown[first.kind]})" if shown[first.kind] != first.kind else ""
+    named = f" \N{EM DASH} {shown[first.kind]} \N{EM DASH}" if shown[first.kind] != first.kind else ""
     margin = spec.margin / MM
     reach = PRINTERS[project.sheet.printer]
     margins = f"{margin:g} mm" + (
@@ -67,8 +67,8 @@ def plan_read_me(
         paper=f"{paper} ({width:.1f} x {height:.1f} mm){turned}",
         margins=margins,
         duplex=spec.duplex,
-        check=f"the faces of {_shown(first.path, out_root, game.folder, first.kind)}{named} "
-        f"measure {size} between their crop marks",
+        check=f"a face of {_shown(first.path, out_root, game.folder, first.kind)}{named} "
+        f"measures {size} between its crop marks",
         files=tuple(files),
         cutting=tuple(_cutting(parts, spec, combined is not None)),
         not_included=game.not_included,
