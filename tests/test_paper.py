@@ -174,10 +174,11 @@ def mixed_project(root: Path, toml_extra: str = "") -> Path:
     return project
 
 
-@pytest.mark.parametrize(("mix", "sheets"), [(False, "2 sheets"), (True, "1 sheet")])
+@pytest.mark.parametrize(("mix", "sheets"), [(False, "3 sheets"), (True, "2 sheets")])
 def test_cards_and_tokens_of_several_sizes_share_sheets_when_asked(tmp_path: Path, mix: bool, sheets: str) -> None:
     """One size per sheet takes 3 sheets (each kind's own file); tokens of both sizes share one by
-    default (2 in all); with mix-sizes the cards and both token sizes fit on 1."""
+    default (2 in all); with mix-sizes the cards and both token sizes fit on 1. The combined file's
+    count adds the read-me's sheet (its page and blank back)."""
     project = mixed_project(tmp_path / "project", "\n[paper]\nmix-sizes = true\n" if mix else "")
     done = pnp(project, "build")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -219,12 +220,13 @@ def test_the_read_me_page_says_what_to_print_and_how(read_me: Path) -> None:
     text = page_text(own, 0)
     for words in (
         "Bleed",
-        "Everything, in one file: bl.pdf: every kind (bl.a, bl.b), 2 sheets of paper",
+        "All of them, in one file: bl.pdf: this page first, then the 2 files below packed together, "
+        "3 sheets of paper",  # the read-me's sheet (the page and its blank back) and 2 of cards
         "bl/bl.a.pdf: bl.a, 5 faces, 1 sheet of paper",
         "bl/bl.b.pdf: bl.b, 9 faces, 1 sheet of paper",
         "Paper: a4 (210.0 x 297.0 mm); margins 4 mm",
         "Scale: 100 % (actual size)",
-        "a bl.a face measures 63 x 88 mm between its crop marks",
+        "a face of bl/bl.a.pdf measures 63 x 88 mm between its crop marks",
         "flipping on the long edge",
         "Butted faces share their cut lines",
         "Not included in this kit",

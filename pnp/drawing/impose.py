@@ -347,3 +347,80 @@ def intersect(a: Box, b: Box) -> Box:
     x, y = max(a.x, b.x), max(a.y, b.y)
     right, top = min(a.x + a.width, b.x + b.width), min(a.y + a.height, b.y + b.height)
     return Box(x, y, max(right - x, 0.0), max(top - y, 0.0))
+
+
+REGISTRATION_BASELINE = 3.5 * MM  # the sheet label's baseline, from the bottom edge, inside most printers' reach
+LABEL_ASCENT = 1.9 * MM  # a 6 pt label (pnp.drawing.pdf): its glyphs above the baseline, and a hair
+LABEL_DESCENT = 0.6 * MM  # and below it
+LABEL_CLEAR = 0.5 * MM  # the least room between the label and a crop mark
+LABEL_EDGE = 3 * MM  # the nearest a moved label comes to the paper's edge
+
+
+@dataclass(frozen=True, slots=True)
+class LabelSpot:
+    """Where a sheet's label goes: the middle of its baseline; `turned`: reading upwards, in the left margin."""
+
+    x: float
+    y: float
+    turned: bool
+
+
+def label_spot(
+    width: float, spec: SheetSpec, marks: tuple[Mark, ...], ink: tuple[float, float], centre: float
+) -> LabelSpot:
+    """A place for a label `width` long that no mark crosses and no face covers: in the bottom
+    margin, as near `centre` as the marks allow; else turned in the left margin (beside the faces,
+    or beyond the marks' ends), as near the middle as they allow. `ink`: the lowest and leftmost
+    ink of the faces (pnp.drawing.pdf.ink_extent)."""
+    lowest, leftmost = ink
+    baseline = max(REGISTRATION_BASELINE, spec.margin - (LABEL_ASCENT + LABEL_DESCENT))
+    below = lowest >= baseline + LABEL_ASCENT + LABEL_DESCENT
+    if below:
+        across = [(min(m.x1, m.x2), max(m.x1, m.x2)) for m in marks if _meets(m, baseline, vertical=False)]
+        x = _free_spot(width, centre, across, LABEL_EDGE, spec.page_width - LABEL_EDGE)
+        if x is not None:
+            return LabelSpot(x, baseline, False)
+    middle = spec.page_height / 2
+    if math.isfinite(leftmost):
+        beside = leftmost - 1 * MM
+        outside = [min(m.x1, m.x2) for m in marks if max(m.x1, m.x2) <= beside + LABEL_DESCENT + LABEL_CLEAR]
+        columns = [beside] + ([min(outside) - LABEL_CLEAR - LABEL_DESCENT] if outside else [])
+        for column in columns:
+            if column - LABEL_ASCENT < LABEL_EDGE and column != beside:
+                continue
+            down = [(min(m.y1, m.y2), max(m.y1, m.y2)) for m in marks if _meets(m, column, vertical=True)]
+            y = _free_spot(width, middle, down, LABEL_EDGE, spec.page_height - LABEL_EDGE)
+            if y is not None:
+                return LabelSpot(column, y, True)
+    if below or not (leftmost > lowest):  # nowhere clear: where a label always went
+        return LabelSpot(centre, baseline, False)
+    return LabelSpot(leftmost - 1 * MM, middle, True)
+
+
+def _meets(mark: Mark, baseline: float, vertical: bool) -> bool:
+    """Whether a mark reaches into the band a label on `baseline` takes (across the page, or turned)."""
+    if vertical:  # turned: glyphs stand to the left of the baseline
+        low, high = baseline - LABEL_ASCENT, baseline + LABEL_DESCENT
+        start, end = sorted((mark.x1, mark.x2))
+    else:
+        low, high = baseline - LABEL_DESCENT, baseline + LABEL_ASCENT
+        start, end = sorted((mark.y1, mark.y2))
+    return start < high + LABEL_CLEAR and end > low - LABEL_CLEAR
+
+
+def _free_spot(
+    width: float, centre: float, blocked: list[tuple[float, float]], low: float, high: float
+) -> float | None:
+    """Where to centre a stretch `width` long within [low, high] that meets no blocked span: at
+    `centre` if it can, else in the middle of the free gap whose middle is nearest `centre`."""
+    best: float | None = None
+    start = low
+    for begin, end in [*sorted(blocked), (high + LABEL_CLEAR, high + LABEL_CLEAR)]:
+        stop = min(begin - LABEL_CLEAR, high)
+        if stop - start >= width:  # `centre` itself when it fits here, else the middle of the gap
+            fits = start + width / 2 <= centre <= stop - width / 2
+            spot = centre if fits else (start + stop) / 2
+            if best is None or abs(spot - centre) < abs(best - centre) - EDGE:
+                best = spot
+        start = max(start, end + LABEL_CLEAR)
+    return best

@@ -20,9 +20,8 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
 from pnp.core.problems import Finding
-from pnp.core.units import MM
 from pnp.drawing.fonts import SANS, register_bundled
-from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, oriented
+from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, label_spot, oriented
 from pnp.drawing.render import TEMPLATE_FAILURES, Renderer
 from pnp.drawing.shelf import Piece, hexagon, kind_sheets
 from pnp.drawing.stablefont import track_fonts
@@ -278,11 +277,12 @@ def _draw_page(
             canvas.addLiteral("EMC")
         used.extend(slots[: len(faces)])
     marks = () if honeycomb else _crop_marks(tuple(used), spec)
+    fold = fold_line(tuple(used), spec)
     if frame_fonts is not None:
         track_fonts(canvas._doc, frame_fonts)
     try:
-        _marks(canvas, marks, fold_line(tuple(used), spec))
-        _registration(canvas, label, spec, ink_extent(tuple(used), spec.bleed))
+        _marks(canvas, marks, fold)
+        _registration(canvas, label, spec, ink_extent(tuple(used), spec.bleed), marks + fold)
     finally:
         if frame_fonts is not None:
             track_fonts(canvas._doc, None)
@@ -313,14 +313,11 @@ def write_frames(handle: IO[bytes], frames: list[Frame], spec: SheetSpec, title:
         page = frame.spec or spec
         canvas.setPageSize((page.page_width, page.page_height))
         _marks(canvas, frame.marks, frame.fold)
-        _registration(canvas, frame.label, page, frame.ink)
+        _registration(canvas, frame.label, page, frame.ink, frame.marks + frame.fold)
         canvas.showPage()
     if not frames:
         canvas.showPage()
     canvas.save()
-
-
-REGISTRATION_BASELINE = 3.5 * MM  # from the bottom edge: below the crop marks, inside most printers' reach
 
 
 def ink_extent(boxes: tuple[Box, ...], bleed: float) -> tuple[float, float]:
@@ -330,26 +327,30 @@ def ink_extent(boxes: tuple[Box, ...], bleed: float) -> tuple[float, float]:
     return (min(b.y for b in boxes) - bleed, min(b.x for b in boxes) - bleed)
 
 
-LABEL_HEIGHT = 2.5 * MM  # a 6 pt label, descenders to ascenders, and a hair
-
-
-def _registration(canvas: Canvas, label: str, spec: SheetSpec, ink: tuple[float, float] = (math.inf, math.inf)) -> None:
-    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets;
-    in the left margin, turned, when the faces come too close to the bottom edge (9 cards on Letter)."""
+def _registration(
+    canvas: Canvas,
+    label: str,
+    spec: SheetSpec,
+    ink: tuple[float, float] = (math.inf, math.inf),
+    marks: tuple[Mark, ...] = (),
+) -> None:
+    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets,
+    where no crop mark crosses it (pnp.drawing.impose.label_spot): slid along the margin between the
+    marks, or in the left margin, turned, when the faces come too close to the bottom edge (9 cards on Letter)."""
     if not label:
         return
     canvas.setFillColor(black)
     canvas.setFont(SANS.regular, 6)
-    baseline = max(REGISTRATION_BASELINE, spec.margin - LABEL_HEIGHT)
-    if ink[0] < baseline + LABEL_HEIGHT and ink[1] > ink[0]:
+    centre = spec.page_width / (4 if spec.duplex == "fold" else 2)  # in fold, clear of the fold line's mark
+    spot = label_spot(canvas.stringWidth(label, SANS.regular, 6), spec, marks, ink, centre)
+    if spot.turned:
         canvas.saveState()
-        canvas.translate(ink[1] - 1 * MM, spec.page_height / 2)
+        canvas.translate(spot.x, spot.y)
         canvas.rotate(90)
         canvas.drawCentredString(0, 0, label)
         canvas.restoreState()
         return
-    centre = spec.page_width / (4 if spec.duplex == "fold" else 2)  # in fold, clear of the fold line's mark
-    canvas.drawCentredString(centre, baseline, label)
+    canvas.drawCentredString(spot.x, spot.y, label)
 
 
 def _marks(canvas: Canvas, marks: tuple[Mark, ...], fold: tuple[Mark, ...] = ()) -> None:

@@ -1,9 +1,11 @@
 """The "read me first" page of a game: how to print and cut its files, written from the build's data.
 
-What to print (the combined file, or each kind's file, and how many sheets each takes), on
-which paper, at 100 %, which duplex edge (or fold and glue), what to cut first, and what the kit
-does not include (`[games.X] not-included` in pnp.toml). pnp.outputs.build writes it as
-`output/<game>/read-me-first.pdf` and as the first page of the combined file.
+What to print (the combined file, or each kind's file, and how many sheets each takes), every
+other file the build makes for the game (reference aids, setup sheets, booklets: what each is and
+its pages, and that the combined file does not hold them), on which paper, at 100 %, which duplex
+edge (or fold and glue), what to cut first, and what the kit does not include (`[games.X]
+not-included` in pnp.toml). pnp.outputs.build writes it as `output/<game>/read-me-first.pdf` and
+as the first page of the combined file.
 """
 
 from __future__ import annotations
@@ -36,28 +38,48 @@ class PrintedFile:
 
 
 @dataclass(frozen=True, slots=True)
+class Document:
+    """A file of the game that is no cut sheet (a sheet file's output: an aid, a setup sheet, a booklet)."""
+
+    name: str  # relative to the output folder
+    what: str  # its title as printed on it (and its subtitle)
+    pages: int
+
+
+@dataclass(frozen=True, slots=True)
 class ReadMe:
     title: str
     paper: str  # "a4 (210 x 297 mm)"
     margins: str  # "4 mm (a home printer's reach)"
     duplex: str
-    check: str  # a face to measure: "a mygame.card measures 63 x 88 mm between its crop marks"
+    check: str  # a face to measure: "Poker card faces measure 63 x 88 mm between their crop marks"
     files: tuple[PrintedFile, ...]
     cutting: tuple[str, ...]  # what to cut first, then what
     not_included: tuple[str, ...] = ()
+    documents: tuple[Document, ...] = ()
+    combined: str = ""  # the combined file's name, when one is written ("" when each kind's file is all)
 
 
 def read_me_lines(readme: ReadMe) -> list[tuple[str, str]]:
     """The page as (style, text) lines: "title", "heading", "text", "item"."""
     lines: list[tuple[str, str]] = [("title", readme.title), ("subtitle", "Read me first: printing and cutting")]
-    lines.append(("heading", "1. What to print"))
+    lines.append(("heading", "1. What to print: the cards and tokens"))
     for number, printed in enumerate(readme.files):
         plural = "s" if printed.sheets != 1 else ""
-        lead = "Everything, in one file: " if number == 0 and len(readme.files) > 1 else ""
+        lead = "All of them, in one file: " if number == 0 and readme.combined else ""
         lines.append(("item", f"{lead}{printed.name}: {printed.what}, {printed.sheets} sheet{plural} of paper"))
-    if len(readme.files) > 1:
+    if readme.combined:
         lines.append(("text", "Print the first file, or the others one by one (to reprint a single kind)."))
-    lines.append(("heading", "2. How to print"))
+    section = 2
+    if readme.documents:
+        lines.append(("heading", f"{section}. Other files of this game"))
+        where = f" (not in {readme.combined})" if readme.combined else ""
+        lines.append(("text", f"Each is a file of its own{where}: print the ones you need, at 100 %."))
+        for document in readme.documents:
+            plural = "s" if document.pages != 1 else ""
+            lines.append(("item", f"{document.name}: {document.what}, {document.pages} page{plural}"))
+        section += 1
+    lines.append(("heading", f"{section}. How to print"))
     lines.append(("item", f"Paper: {readme.paper}; margins {readme.margins}."))
     lines.append(
         (
@@ -68,10 +90,10 @@ def read_me_lines(readme: ReadMe) -> list[tuple[str, str]]:
     )
     lines.append(("item", DUPLEX_STEPS.get(readme.duplex, DUPLEX_STEPS["long"])))
     lines.append(("item", "Each sheet's label (in its margin) names its file and number, to sort a printed stack."))
-    lines.append(("heading", "3. What to cut first"))
+    lines.append(("heading", f"{section + 1}. What to cut first"))
     lines.extend(("item", step) for step in readme.cutting)
     if readme.not_included:
-        lines.append(("heading", "4. Not included in this kit"))
+        lines.append(("heading", f"{section + 2}. Not included in this kit"))
         lines.extend(("item", thing) for thing in readme.not_included)
     return lines
 
@@ -85,9 +107,10 @@ STYLES = {  # font, size, space before (points)
 }
 
 
-def write_read_me(handle: IO[bytes], readme: ReadMe, pagesize: tuple[float, float], even: bool = False) -> None:
+def write_read_me(handle: IO[bytes], readme: ReadMe, pagesize: tuple[float, float], even: bool = False) -> int:
     """One page (more if the lists are long), in the build's paper, with 20 mm margins; `even`:
-    a blank page after an odd count, so that a duplex file's sheets still start on a front."""
+    a blank page after an odd count, so that a duplex file's sheets still start on a front.
+    Returns the pages written."""
     from reportlab.lib.utils import simpleSplit
 
     canvas = new_canvas(handle, pagesize, f"{readme.title}: read me first")
@@ -111,4 +134,6 @@ def write_read_me(handle: IO[bytes], readme: ReadMe, pagesize: tuple[float, floa
     canvas.showPage()
     if even and canvas.getPageNumber() % 2 == 0:  # the next page would be a back: leave it blank
         canvas.showPage()
+    pages = int(canvas.getPageNumber()) - 1
     canvas.save()
+    return pages

@@ -32,6 +32,7 @@ from pnp.project.config import Project
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
     from pnp.drawing.combine import Part
     from pnp.drawing.facestore import FaceStore
+    from pnp.drawing.readme import ReadMe
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
     from pnp.translation.translate import Localized
@@ -131,6 +132,7 @@ def _build_checked(
     from pnp.drawing.faces import FaceDigests
     from pnp.drawing.facestore import face_keys, kind_preset, kind_store
     from pnp.drawing.findings import check_cache_file, check_digests, code_digest, kind_digest, render_kind
+    from pnp.outputs.readmefile import documents_of, settled_read_me
     from pnp.verify.cache import existing_key
 
     spec = sheet_spec(project, options)
@@ -225,6 +227,9 @@ def _build_checked(
         manifest.record(target, key)
         written.append(target)
         sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known)], spec)))
+    as_checked = digests_checked is not None
+    sheet_results = _build_sheets(loaded, project, options, manifest, localized, as_checked)  # the read-me lists them
+    names = kind_names(loaded)
     for folder, entries in sorted(per_game.items()):
         if options.kinds or options.kinds_only:
             continue  # a partial build does not rewrite the combined file
@@ -237,11 +242,15 @@ def _build_checked(
             continue
         parts = [_part(loaded, layout, kind, current(path), spec, parts_known) for path, _, layout, kind in entries]
         front = b""  # the game's read-me page, first in its combined file
+        own_sheets = 0
         if project.read_me:
-            front = _read_me(project, options, spec, parts, None if alone else combined, out_root, manifest, code)
-            (written if front else skipped).append(out_root / folder / READ_ME)
-            if not front and not alone:  # alone there is no combined file to put it in front of
-                front = _read_me_bytes(project, options, spec, parts, combined, out_root)
+            documents = documents_of(sheet_results, out_root / folder, out_root)
+            settled = settled_read_me(
+                project, options.paper, spec, parts, None if alone else combined, out_root, names, documents
+            )
+            fresh = _read_me(options, spec, settled[0], out_root / folder / READ_ME, manifest, code)
+            (skipped if fresh else written).append(out_root / folder / READ_ME)
+            _readme, front, own_sheets = settled
         if alone:
             continue
         key = digest(code, [k for _, k, _, _ in entries], hashlib.sha256(front).hexdigest())
@@ -255,10 +264,10 @@ def _build_checked(
             atomic_write(
                 combined, partial(write_combined, parts=parts, spec=spec, title=title, name=folder, front=front)
             )
-        sheets.append((combined, sheet_count(parts, spec)))
+        sheets.append((combined, sheet_count(parts, spec) + own_sheets))
         manifest.record(combined, key)
         written.append(combined)
-    for result in _build_sheets(loaded, project, options, manifest, localized, digests_checked is not None):
+    for result in sheet_results:
         (written if result.written else skipped).append(result.path)
         problems.extend(result.problems)
     removed: list[Path] = []
@@ -336,44 +345,25 @@ def kind_holds(
 READ_ME = "read-me-first.pdf"
 
 
-def _read_me_bytes(
-    project: Project, options: BuildOptions, spec: SheetSpec, parts: list[Part], combined: Path | None, out_root: Path
-) -> bytes:
-    """A game's read-me page as a PDF (pnp.drawing.readme), an even number of pages in duplex."""
-    import io
-
-    from pnp.drawing.readme import write_read_me
-    from pnp.outputs.readmefile import plan_read_me
-
-    readme = plan_read_me(project, options.paper, spec, parts, combined, out_root)
-    buffer = io.BytesIO()
-    write_read_me(buffer, readme, (spec.page_width, spec.page_height), even=spec.duplex in ("long", "short"))
-    return buffer.getvalue()
+def kind_names(loaded: LoadedProject) -> dict[str, str]:
+    """Each kind's name for people, as the read-me page lists it: its schema's `title`, when it has one."""
+    schemas = loaded.schemas
+    named = {kind: schemas.docs[uri].get("title") for kind, uri in schemas.kind_uri.items()}
+    return {kind: title.strip() for kind, title in named.items() if isinstance(title, str) and title.strip()}
 
 
 def _read_me(
-    project: Project,
-    options: BuildOptions,
-    spec: SheetSpec,
-    parts: list[Part],
-    combined: Path | None,
-    out_root: Path,
-    manifest: Manifest,
-    code: str,
-) -> bytes:
-    """Write output/<game>/read-me-first.pdf (one page) unless fresh; its bytes for the combined
-    file (an even page count in duplex), or b"" when it was fresh."""
+    options: BuildOptions, spec: SheetSpec, readme: ReadMe, target: Path, manifest: Manifest, code: str
+) -> bool:
+    """Write output/<game>/read-me-first.pdf (one page, more for long lists) unless fresh: whether it was."""
     from pnp.drawing.readme import write_read_me
-    from pnp.outputs.readmefile import plan_read_me
 
-    readme = plan_read_me(project, options.paper, spec, parts, combined, out_root)
-    target = out_root / project.game(parts[0].kind).folder / READ_ME
     key = digest(code, repr(readme), spec.page_width, spec.page_height)
     if not options.force and manifest.fresh(target, key):
-        return b""
+        return True
     atomic_write(target, partial(write_read_me, readme=readme, pagesize=(spec.page_width, spec.page_height)))
     manifest.record(target, key)
-    return _read_me_bytes(project, options, spec, parts, combined, out_root)
+    return False
 
 
 def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:

@@ -44,6 +44,8 @@ class SheetResult:
     path: Path
     written: bool
     problems: tuple[Problem, ...] = ()
+    title: str = ""  # as printed on its first page (the read-me page lists the file by it)
+    subtitle: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -350,6 +352,18 @@ def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> 
     return data
 
 
+def _subtitle(drawer: Templates, output: Output) -> str:
+    """The subtitle printed under the output's title ("" for none); a template that fails is
+    reported where the sheet is drawn, not here."""
+    source = output.sheet.data.get("subtitle")
+    if not isinstance(source, str) or not source or not output.sheet.data.get("print_title", True):
+        return ""
+    kept = list(drawer.problems)
+    text = drawer.text(output.sheet, "/subtitle", source, output.scope)
+    drawer.problems[:] = kept
+    return text
+
+
 def _where(output: Output) -> Where:
     from pnp.sheets.page import Where
 
@@ -392,8 +406,9 @@ def build_sheets(
     setup_problems = [_locate(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
         key = inputs.digest(output.sheet, output.relative, output.records) + words_key
+        named = {"title": output.title, "subtitle": _subtitle(drawer, output)}
         if not force and manifest.fresh(output.path, key):
-            results.append(SheetResult(output.path, False, ()))
+            results.append(SheetResult(output.path, False, (), **named))
             continue
         drawer.problems.clear()
         data = build_one(drawer, output, pagesize)
@@ -404,12 +419,12 @@ def build_sheets(
             write_cache(check_cache / _cache_name(output.relative), key, found, loaded.project.root)
         problems = tuple(dict.fromkeys(_locate(loaded, s, f) for s, f in drawer.problems))
         if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
-            results.append(SheetResult(output.path, False, problems))
+            results.append(SheetResult(output.path, False, problems, **named))
             continue
         atomic_write(output.path, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
         if not problems:
             manifest.record(output.path, key)
-        results.append(SheetResult(output.path, True, problems))
+        results.append(SheetResult(output.path, True, problems, **named))
     if setup_problems and results:
         first = results[0]
         results[0] = SheetResult(first.path, first.written, (*first.problems, *setup_problems))
