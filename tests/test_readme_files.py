@@ -183,3 +183,21 @@ def test_no_crop_mark_crosses_a_sheet_label(tokens: Path, file: str) -> None:
             faces = [r for r in page.rects if r["width"] > 50]  # each face's background, bleed included
             assert not [r for r in faces if r["x0"] < x1 and r["x1"] > x0 and r["top"] < bottom and r["bottom"] > top]
             assert upright == ("lb.t " in text), text  # the short label stays in the bottom margin
+
+
+def test_a_game_without_backs_is_printed_single_sided(tmp_path: Path) -> None:
+    """Long-edge duplex asked for, but no face of the game has a back: the read-me says to print
+    one side, and no blank page follows it in the combined file (fronts would land on backs)."""
+    root = tmp_path / "project"
+    write_game(root, "nb", {"nb.card": ("Plain card", 9)}, "poker", 3, 'paper = "a4"')
+    plain = json.loads((root / "layouts" / "nb.card.json").read_text())
+    del plain["back"]
+    (root / "layouts" / "nb.card.json").write_text(json.dumps(plain))
+    done = pnp(root, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = text_of(root / "output" / "nb" / "read-me-first.pdf")
+    assert "Print single-sided: fronts only." in text and "double-sided" not in text
+    combined = root / "output" / "nb.pdf"
+    assert pages(combined) == pages(root / "output" / "nb" / "read-me-first.pdf") + pages(
+        root / "output" / "nb" / "nb.card.pdf"
+    )

@@ -66,7 +66,7 @@ def plan_read_me(
         title=game.title,
         paper=f"{paper} ({width:.1f} x {height:.1f} mm){turned}",
         margins=margins,
-        duplex=spec.duplex,
+        duplex=spec.duplex if any(part.has_back for part in parts) else "none",  # no backs: nothing to turn
         check=f"a face of {_shown(first.path, out_root, game.folder, first.kind)}{named} "
         f"measures {size} between its crop marks",
         files=tuple(files),
@@ -89,7 +89,7 @@ def settled_read_me(
 ) -> tuple[ReadMe, bytes, int]:
     """The read-me, its pages as they open the combined file (an even count in duplex) and the sheets
     of paper they take: the combined file's sheet count on the page counts these too."""
-    duplex = spec.duplex in ("long", "short")
+    duplex = spec.duplex in ("long", "short") and any(part.has_back for part in parts)  # else fronts only
     own = 1
     for _ in range(4):  # a longer list may take a page more, which changes the count it prints
         readme = plan_read_me(project, paper, spec, parts, combined, out_root, names, documents, own)
