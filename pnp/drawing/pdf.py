@@ -106,7 +106,10 @@ def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: 
         return copies if copies is not None else 1
     if isinstance(spec, int):
         return spec
-    text = renderer.env.from_string(spec).render(context).strip()
+    template = renderer.counting.get(spec)
+    if template is None:  # compiled once per layout, not once per record
+        template = renderer.counting[spec] = renderer.env.from_string(spec)
+    text = template.render(context).strip()
     try:
         return int(text)
     except ValueError:
