@@ -137,11 +137,14 @@ def write_cut_sheets(
     tick: Callable[[int], None] | None = None,
     name: str = "",
     store: FaceStore | None = None,
+    save: bool = True,
 ) -> list[tuple[Face, Finding]]:
     """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
 
     `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
-    `store` (pnp.drawing.facestore) reuses the drawing of faces that did not change.
+    `store` (pnp.drawing.facestore) reuses the drawing of faces that did not change. `save=False`
+    (`pnp check`: only what drawing finds is wanted) leaves the PDF unwritten: no page is
+    formatted or compressed.
     """
     register_bundled()
     spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
@@ -175,7 +178,8 @@ def write_cut_sheets(
         canvas.showPage()
     if store is not None:
         store.finish(canvas)
-    canvas.save()
+    if save:
+        canvas.save()
     return problems
 
 
