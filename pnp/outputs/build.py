@@ -218,11 +218,12 @@ def _build_checked(
         if stopped or not all(current(path).is_file() for path, *_ in entries):
             continue
         parts = [_part(loaded, layout, kind, current(path), spec) for path, _, layout, kind in entries]
-        front = b""  # the game's read-me page, first in its combined file
+        front = b""  # the game's read-me page, first in its combined file (drawn only for that)
         if project.read_me:
-            front = _read_me(project, options, spec, parts, None if alone else combined, out_root, manifest, code)
-            (written if front else skipped).append(out_root / folder / READ_ME)
-            front = front or _read_me_bytes(project, options, spec, parts, None if alone else combined, out_root)
+            wrote = _read_me(project, options, spec, parts, None if alone else combined, out_root, manifest, code)
+            (written if wrote else skipped).append(out_root / folder / READ_ME)
+            if not alone:
+                front = _read_me_bytes(project, options, spec, parts, combined, out_root)
         if alone:
             continue
         key = digest(code, [k for _, k, _, _ in entries], hashlib.sha256(front).hexdigest())
@@ -329,9 +330,8 @@ def _read_me(
     out_root: Path,
     manifest: Manifest,
     code: str,
-) -> bytes:
-    """Write output/<game>/read-me-first.pdf (one page) unless fresh; its bytes for the combined
-    file (an even page count in duplex), or b"" when it was fresh."""
+) -> bool:
+    """Write output/<game>/read-me-first.pdf (one page) unless fresh; whether it was written."""
     from pnp.drawing.readme import write_read_me
     from pnp.outputs.readmefile import plan_read_me
 
@@ -339,10 +339,10 @@ def _read_me(
     target = out_root / project.game(parts[0].kind).folder / READ_ME
     key = digest(code, repr(readme), spec.page_width, spec.page_height)
     if not options.force and manifest.fresh(target, key):
-        return b""
+        return False
     atomic_write(target, partial(write_read_me, readme=readme, pagesize=(spec.page_width, spec.page_height)))
     manifest.record(target, key)
-    return _read_me_bytes(project, options, spec, parts, combined, out_root)
+    return True
 
 
 def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:

@@ -281,11 +281,15 @@ def bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any
     FILTER_CHECKS) and its result counted."""
     if getattr(function, "bounded", False):
         return function
+    shared = (name, function) if lasting(function) else None  # the same for every environment
+    if shared is not None and shared in BOUNDED:
+        return BOUNDED[shared]
     check = FILTER_CHECKS.get(name)
-    parameters = list(signature(function).parameters)
     # Jinja passes a filter marked pass_context (...) its context first; an async variant's
-    # signature does not show it
-    hidden = getattr(function, "jinja_pass_arg", None) is not None and parameters[:1] not in PASSED
+    # signature does not show it (read only for a checked filter: reading a signature is slow)
+    hidden = False
+    if check is not None and getattr(function, "jinja_pass_arg", None) is not None:
+        hidden = list(signature(function).parameters)[:1] not in PASSED
 
     @wraps(function)
     def bounded(*args: Any, **kwargs: Any) -> Any:
@@ -301,7 +305,12 @@ def bounded_filter(name: str, function: Callable[..., Any]) -> Callable[..., Any
         return result
 
     bounded.bounded = True  # type: ignore[attr-defined]
+    if shared is not None:
+        BOUNDED[shared] = bounded
     return bounded
+
+
+BOUNDED: dict[tuple[str, Any], Callable[..., Any]] = {}  # bounded_filter of the filters every environment has
 
 
 COMPILED: dict[tuple[Any, ...], CodeType] = {}  # BoundedSandbox.compiled_code
@@ -317,11 +326,15 @@ def compile_token(function: Any) -> Any:
     if passed is not None and passed.name == "context":
         return passed  # never run at compile time
     inner = inspect.unwrap(function)
-    if isinstance(inner, BuiltinFunctionType) or (
-        isinstance(inner, FunctionType) and "<locals>" not in inner.__qualname__
-    ):
-        return inner
-    return None
+    return inner if lasting(inner) else None
+
+
+def lasting(function: Any) -> bool:
+    """A function that outlives every environment (a module's own, or a builtin), not one made
+    for one environment (a closure over its records)."""
+    if isinstance(function, BuiltinFunctionType):
+        return True
+    return isinstance(function, FunctionType) and "<locals>" not in function.__qualname__
 
 
 def _finalize(value: Any) -> Any:
