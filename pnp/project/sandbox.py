@@ -207,7 +207,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         syntax settings, and the same filters and tests for every name the source holds (what
         the compiler checks, and what it may run at compile time on constant arguments).
         """
-        key = self._code_key(source, expression)
+        key = self._code_key(source, expression) if len(source) <= COMPILED_SOURCE_MAX else None
         code = COMPILED.get(key) if key is not None else None
         if code is None:
             code = self.compile(self._expression_tree(source) if expression else source)
@@ -314,7 +314,8 @@ BOUNDED: dict[tuple[str, Any], Callable[..., Any]] = {}  # bounded_filter of the
 
 
 COMPILED: dict[tuple[Any, ...], CodeType] = {}  # BoundedSandbox.compiled_code
-COMPILED_MAX = 8192  # sources kept; then the cache starts again
+COMPILED_MAX = 4096  # sources kept (a few MB of code); then the cache starts again
+COMPILED_SOURCE_MAX = 64 * 1024  # characters: a longer source is compiled each time, not kept
 
 
 def compile_token(function: Any) -> Any:
