@@ -139,3 +139,24 @@ def test_drawing_on_several_cores_finds_what_one_process_finds(project: Path, mo
     shared = render_findings(loaded, use_cache=False)
     assert [(f.path, x) for f, x in shared] == [(f.path, x) for f, x in alone]
     assert sum(x.code == "text-overflow" for _, x in alone) >= 2
+
+
+def test_a_child_that_found_nothing_is_not_drawn_again(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A share whose faces all draw cleanly comes back as no findings, not as a failed child: this
+    process draws its own share only (it used to draw every clean share again, so a cold check of a
+    clean deck cost what a build costs)."""
+    import pnp.drawing.facecache as facecache
+    from pnp.drawing.render import FACES_DRAWN
+
+    loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
+    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 1)
+    before = FACES_DRAWN.copy()
+    alone = render_findings(loaded, use_cache=False)
+    every = FACES_DRAWN - before
+    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 2 if faces >= 2 else 1)
+    before = FACES_DRAWN.copy()
+    shared = render_findings(loaded, use_cache=False)
+    here = FACES_DRAWN - before
+    assert [(f.path, x) for f, x in shared] == [(f.path, x) for f, x in alone]
+    assert every and all(count >= 2 for count in every.values())
+    assert here == {name: -(-count // 2) for name, count in every.items()}  # the first half of each kind's faces

@@ -212,6 +212,7 @@ def draw_jobs(faces: int) -> int:
 
 def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> list[tuple[Any, Finding]]:
     """Draw `faces` on a throwaway PDF, as `pnp build` draws them; (face, finding) in face order.
+    The PDF is never written out (what drawing finds is known when the faces are drawn).
 
     On several cores, forked children each draw a contiguous share while this process draws the
     first; their findings come back by face index, so the result is the one a single process
@@ -222,7 +223,7 @@ def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> l
 
     jobs = draw_jobs(len(faces))
     if jobs <= 1:
-        return write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind)
+        return write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind, save=False)
     size = -(-len(faces) // jobs)
     shares = [(start, faces[start : start + size]) for start in range(0, len(faces), size)]
     children = [(start, share, Child(_draw_share, renderer, share, start, spec, kind)) for start, share in shares[1:]]
@@ -233,7 +234,8 @@ def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> l
             child.result()  # reaped, not left behind
         raise
     for start, share, child in children:
-        found.extend(child.result() or _draw_share(renderer, share, start, spec, kind))
+        drawn = child.result()  # [] is a share that found nothing; None a child that failed
+        found.extend(drawn if drawn is not None else _draw_share(renderer, share, start, spec, kind))
     return [(faces[index], finding) for index, finding in found]
 
 
@@ -243,4 +245,5 @@ def _draw_share(renderer: Any, share: list[Any], start: int, spec: SheetSpec, ki
     from pnp.drawing.pdf import write_cut_sheets
 
     index = {id(face): start + i for i, face in enumerate(share)}
-    return [(index[id(face)], finding) for face, finding in write_cut_sheets(io.BytesIO(), renderer, share, spec, kind)]
+    drawn = write_cut_sheets(io.BytesIO(), renderer, share, spec, kind, save=False)
+    return [(index[id(face)], finding) for face, finding in drawn]

@@ -137,7 +137,10 @@ def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: 
         return copies if copies is not None else 1
     if isinstance(spec, int):
         return spec
-    text = renderer.env.from_string(spec).render(context).strip()
+    template = renderer.counting.get(spec)
+    if template is None:  # compiled once per layout, not once per record
+        template = renderer.counting[spec] = renderer.env.from_string(spec)
+    text = template.render(context).strip()
     try:
         return int(text)
     except ValueError:
@@ -165,11 +168,14 @@ def write_cut_sheets(
     tick: Callable[[int], None] | None = None,
     name: str = "",
     store: FaceStore | None = None,
+    save: bool = True,
 ) -> list[tuple[Face, Finding]]:
     """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
 
     `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
-    `store` (pnp.drawing.facestore) reuses the drawing of faces that did not change.
+    `store` (pnp.drawing.facestore) reuses the drawing of faces that did not change. `save=False`
+    (`pnp check`: only what drawing finds is wanted) leaves the PDF unwritten: no page is
+    formatted or compressed.
     """
     register_bundled()
     spec = replace(for_faces(spec, renderer.has_back), bleed=renderer.bleed)
@@ -203,7 +209,8 @@ def write_cut_sheets(
         canvas.showPage()
     if store is not None:
         store.finish(canvas)
-    canvas.save()
+    if save:
+        canvas.save()
     return problems
 
 

@@ -98,6 +98,7 @@ class Renderer:
         self._family_cache: dict[str, str] = {}
         self._families: dict[tuple[tuple[str, str], ...], Family] = {}
         self.images: dict[str, ImagePath] = {}
+        self.counting: dict[str, Template] = {}  # `copies` and `expand` templates (pnp.drawing.pdf)
         self.icon_art: dict[str, Any] = {}  # icons.json images, loaded once: an SVG drawing or an image path
         # per canvas: (face, layer index) -> form name, or None when the layer must be drawn per card
         self.text_setters: weakref.WeakKeyDictionary[Canvas, TextSetter] = weakref.WeakKeyDictionary()

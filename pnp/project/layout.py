@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 import jsonschema_rs
-from jinja2 import nodes
+from jinja2 import nodes, pass_context
 from jinja2.exceptions import TemplateSyntaxError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
@@ -65,9 +65,15 @@ def template_env() -> ImmutableSandboxedEnvironment:
     env = BoundedSandbox(autoescape=False, keep_trailing_newline=False, extensions=["jinja2.ext.i18n"])
     install_words(env)  # `_('Home')` and `{% trans %}`: the source text until a language build
     env.filters["roman"] = _roman
-    env.filters["ref"] = lambda value, field="name", kind=None: value  # the renderer's looks the record up
+    env.filters["ref"] = _id_itself  # the renderer's looks the record up
     env.filters["label"] = label_filter(lambda _context: {})  # the renderer's reads the kind's schema
     return env
+
+
+@pass_context  # never run while compiling: compiled code is shared (pnp.project.sandbox), as pnp.project.refkinds
+def _id_itself(context: Any, value: Any, field: str = "name", kind: str | None = None) -> Any:
+    """`ref` where no records are looked up: the id itself."""
+    return value
 
 
 def compile_message(layout: str, error: Exception, filters: Any) -> str:

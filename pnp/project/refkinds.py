@@ -32,13 +32,19 @@ def ref_filter(lookup: Lookup) -> Callable[..., Any]:
     item. `ref("name", kind="nr.pack")` looks in one kind: kinds declared in pnp.toml [kinds]
     have ids of their own, so a pack `core` and a cycle `core` are told apart."""
 
-    def ref(value: Any, field: str = "name", kind: str | None = None) -> Any:
+    from jinja2 import pass_context
+
+    def find(value: Any, field: str = "name", kind: str | None = None) -> Any:
         if isinstance(value, list):
-            return [ref(item, field, kind) for item in value]
+            return [find(item, field, kind) for item in value]
         if not isinstance(value, str) and not (kind is not None and type(value) is int):
             return value
         target = lookup(value, kind if isinstance(kind, str) else None)
         return target.get(field, value) if target else value
+
+    @pass_context  # never run while compiling (on a constant id): the code is shared (pnp.project.sandbox)
+    def ref(context: Any, value: Any, field: str = "name", kind: str | None = None) -> Any:
+        return find(value, field, kind)
 
     return ref
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
-from jinja2 import ChainableUndefined, pass_context
+from jinja2 import ChainableUndefined, nodes, pass_context
 from jinja2.exceptions import TemplateError
 from jinja2.runtime import Context as JinjaContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
@@ -18,6 +19,7 @@ from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.layout import template_env
 from pnp.project.refkinds import Lookup, ref_filter
+from pnp.project.sandbox import bounded_render
 from pnp.project.sheetfiles import SheetFile, SheetSet
 from pnp.project.templatewords import install_words
 
@@ -47,6 +49,30 @@ def record_id(scope: Scope) -> str:
     return ""
 
 
+def alone(node: nodes.Node) -> bool:
+    """A top-level node of a sheet's `macros` that can be compiled apart from the templates that
+    use it: a macro definition, or text that is only whitespace."""
+    if isinstance(node, nodes.Macro):
+        return True
+    return isinstance(node, nodes.Output) and all(
+        isinstance(part, nodes.TemplateData) and not part.data.strip() for part in node.nodes
+    )
+
+
+def names_in(tree: nodes.Template) -> frozenset[str]:
+    """Every name a sheet's macros define or read."""
+    return frozenset(n.name for n in tree.find_all(nodes.Name)) | {m.name for m in tree.find_all(nodes.Macro)}
+
+
+def stored_in(tree: nodes.Template) -> frozenset[str]:
+    """Every name a template sets, defines or imports (anywhere: a conservative reading)."""
+    names = {n.name for n in tree.find_all(nodes.Name) if n.ctx == "store"}
+    names |= {m.name for m in tree.find_all(nodes.Macro)} | {i.target for i in tree.find_all(nodes.Import)}
+    for imported in tree.find_all(nodes.FromImport):
+        names |= {name if isinstance(name, str) else name[1] for name in imported.names}
+    return frozenset(names)
+
+
 def record_scope(record: dict[str, Any], game: str, sheet: SheetFile) -> Scope:
     """What a template over one record reads: its fields, `record` itself, the game's title."""
     return {**record, "record": record, "game": game, "__sheet__": sheet.name}
@@ -66,6 +92,8 @@ class Templates:
     problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
     env: ImmutableSandboxedEnvironment = field(default_factory=template_env)
     _compiled: dict[tuple[str, bool], Any] = field(default_factory=dict)
+    _macro_templates: dict[str, tuple[Any, frozenset[str]]] = field(default_factory=dict)
+    _apart_templates: dict[tuple[str, str], tuple[Any, Any] | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.env.undefined = ChainableUndefined  # a missing field prints nothing and is false
@@ -116,10 +144,59 @@ class Templates:
             return None
         return None if isinstance(value, ChainableUndefined) else value
 
+    def _macros(self, macros: str) -> tuple[Any, frozenset[str]]:
+        """A sheet's `macros` compiled on their own, and the names they use; (None, ...) unless
+        they are macro definitions only (between them, whitespace)."""
+        if macros not in self._macro_templates:
+            found: tuple[Any, frozenset[str]] = (None, frozenset())
+            try:
+                tree = self.env.parse(macros)
+                if all(alone(node) for node in tree.body):
+                    found = (self._compile(macros, False), names_in(tree))
+            except TemplateError:
+                pass  # each template says so, compiled with them in front
+            self._macro_templates[macros] = found
+        return self._macro_templates[macros]
+
+    def _apart(self, source: str, macros: str) -> tuple[Any, Any] | None:
+        """(macros, template) each compiled alone, when running them one after the other in one
+        context renders what they render compiled as one; else None."""
+        key = (macros, source)
+        if key not in self._apart_templates:
+            head, used = self._macros(macros)
+            found = None
+            if head is not None:
+                try:
+                    tree = self.env.parse(source)
+                    if not stored_in(tree) & used and not any(tree.find_all((nodes.Block, nodes.Extends))):
+                        found = (head, self._compile(source, False))
+                except TemplateError:
+                    pass  # compiled with the macros in front, it fails as it always did
+            self._apart_templates[key] = found
+        return self._apart_templates[key]
+
+    def _render(self, source: str, macros: str, scope: Scope) -> str:
+        """`macros` then `source`, rendered. Compiling a sheet's macros in front of each of its
+        templates was most of what laying out a sheet cost; instead the macros, compiled once,
+        and the template, compiled alone, run one after the other in one context: the template
+        finds the macros there, and the macros look their free names up there when they run,
+        as they would compiled as one. Not when the template defines or sets a name the macros
+        use (compiled as one, the macros would see the template's), or has blocks."""
+        apart = self._apart(source, macros) if macros else None
+        if apart is None:
+            return str(self._compile(source, False, macros).render(**scope))
+        head, body = apart
+        context = body.new_context(scope)
+        try:
+            return bounded_render(chain(head.root_render_func(context), body.root_render_func(context)))
+        except Exception:
+            self.env.handle_exception()  # raises, with the template's own traceback
+            raise
+
     def text(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> str:
         try:
             macros = str(sheet.data.get("macros", ""))
-            return str(self._compile(source, False, macros).render(**scope)).strip()
+            return self._render(source, macros, scope).strip()
         except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as err:
             self.fail(sheet, pointer, scope, f"template failed: {err}")
             return ""
