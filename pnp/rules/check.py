@@ -247,10 +247,10 @@ def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
 
 def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     """Sheet file checks (pnp/project/sheetfiles.py), and kinds that fall back to a generic sheet."""
+    if loaded.project.data_only or not loaded.lays_out_sheets:  # nothing to print: no sheet to warn about
+        return
     from pnp.project.sheetfiles import check_sheets
 
-    if loaded.project.data_only:  # nothing to print: no sheet to warn about
-        return
     schemas = loaded.schemas
     uncovered = {
         k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)

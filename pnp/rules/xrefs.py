@@ -155,7 +155,7 @@ def check_records(
                     yield from _site_problems(index, site, record_file, i, record, icons, root)
 
 
-def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str]) -> set[Any] | None:
+def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str] | dict[str, Any]) -> set[Any] | None:
     """The values of `key` (where present) that name no accepted id: one set difference.
 
     None when a value cannot be put in a set; the caller then looks record by record.
