@@ -126,10 +126,15 @@ class Index:
             return False
         if set(map(type, ids)) != {str}:
             return False
-        entries = dict(zip(ids, zip(repeat(kind), repeat(record_file), range(len(ids))), strict=True))
-        if len(entries) != len(ids) or not self.first.keys().isdisjoint(entries):
+        first = self.first
+        if not first.keys().isdisjoint(ids):
             return False
-        self.first.update(entries)
+        before = len(first)
+        first.update(zip(ids, zip(repeat(kind), repeat(record_file), range(len(ids))), strict=True))
+        if len(first) - before != len(ids):  # an id twice in the file: undone (none was there before)
+            for rid in ids:
+                first.pop(rid, None)
+            return False
         self.first_kinds.add(kind)
         self.uniform.add(id(record_file))
         return True
@@ -187,10 +192,15 @@ class Index:
         at = bisect.bisect_left(ordered, wanted)
         candidates = set(ordered[max(0, at - 6) : at + 6])
         n = len(wanted) if len(wanted) <= MAX_EDITED_ID else 0  # edits of a long id: n strings of n characters
-        edits = {wanted[:i] + wanted[i + 1 :] for i in range(n)}
-        edits.update(wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1))
-        edits.update(wanted[:i] + c + wanted[i + 1 :] for i in range(min(2, n)) for c in ID_CHARS)
-        candidates.update(e for e in edits if e in first)
+        edits = [wanted[:i] + wanted[i + 1 :] for i in range(n)]
+        edits += [wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1)]
+        if n:
+            rest = wanted[1:]
+            edits += [c + rest for c in ID_CHARS]
+        if n > 1:
+            head, rest = wanted[0], wanted[2:]
+            edits += [head + c + rest for c in ID_CHARS]
+        candidates.update(first.keys() & set(edits))  # one C-level pass over the edits
         wanted_kinds = set(kinds)
         return self._ranked(wanted, (c for c in candidates if first[c][0] in wanted_kinds))
 

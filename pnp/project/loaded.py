@@ -20,7 +20,7 @@ from pnp.project.config import Project
 from pnp.project.fields import FieldGuide
 from pnp.project.index import Index
 from pnp.project.jsonfile import parse_bytes
-from pnp.project.recordfile import YAML_SUFFIXES
+from pnp.project.recordfile import sheet_paths
 from pnp.project.records import RecordFile, declare_kind, iter_record_paths, load_file
 from pnp.project.schemas import SchemaSet
 
@@ -150,16 +150,6 @@ class LoadedProject:
                 raise ConfigError(f"unknown kind {unknown[0]!r}; known kinds: {', '.join(self.schemas.kinds)}")
             kinds = [k for k in kinds if k in wanted]
         return kinds
-
-
-def sheet_paths(folder: Path) -> list[Path]:
-    """Sheet files of a folder: *.json, *.yaml and *.yml, sorted. Links and special files are
-    listed too, never skipped in silence: reading refuses them with a located problem (a link
-    out of the project, a pipe), as for record and layout files (pnp.core.paths)."""
-    if not folder.is_dir():
-        return []
-    suffixes = (".json", *YAML_SUFFIXES)
-    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and not p.is_dir())
 
 
 def read_sheet_files(project: Project) -> SheetSet:

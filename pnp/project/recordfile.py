@@ -14,6 +14,16 @@ from pnp.project.jsonfile import item_offsets, line_col, locate
 YAML_SUFFIXES = (".yaml", ".yml")  # read by pnp.project.yamlfile (PyYAML is imported only to read one)
 
 
+def sheet_paths(folder: Path) -> list[Path]:
+    """Sheet files of a folder: *.json, *.yaml and *.yml, sorted. Links and special files are
+    listed too, never skipped in silence: reading refuses them with a located problem (a link
+    out of the project, a pipe), as for record and layout files (pnp.core.paths)."""
+    if not folder.is_dir():
+        return []
+    suffixes = (".json", *YAML_SUFFIXES)
+    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and not p.is_dir())
+
+
 class Locator(Protocol):
     """Where a finding is, for files that are not located by their JSON text (YAML, tables).
 

@@ -23,8 +23,8 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.problems import Finding
 from pnp.project.layout import fields_read, template_env
-from pnp.project.loaded import sheet_paths as sheet_paths  # re-exported: where it was
 from pnp.project.recordfile import YAML_SUFFIXES
+from pnp.project.recordfile import sheet_paths as sheet_paths  # re-exported: where it was
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
 

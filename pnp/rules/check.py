@@ -18,7 +18,14 @@ from pnp.core.workers import Child, can_fork
 from pnp.project.config import Project
 from pnp.project.fields import FieldGuide
 from pnp.project.jsonfile import json_type
-from pnp.project.loaded import LoadedProject, has_layouts, load_project_records, load_record_file
+from pnp.project.loaded import (
+    LoadedProject,
+    file_kinds,
+    has_layouts,
+    load_icon_specs,
+    load_project_records,
+    load_record_file,
+)
 from pnp.project.records import RecordFile
 from pnp.project.schemas import SchemaSet
 from pnp.rules import xrefs
@@ -45,27 +52,42 @@ def auto_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+Reported = list[tuple[list[Finding], list[Finding]]]  # per file: parse and schema findings, file checks
+
+
 class Validation:
     """The parse and schema findings of every record file of a loaded project.
 
     Files given to forked children (see `validation_shares`) are validated there while this
     process loads and cross-checks; the rest are validated here, on first use of `findings`.
+    The children also run the rules that need no index on their files (`xrefs.file_checks`):
+    `file_checks` gives what they found, and the cross-checks here skip those files (`delegated`).
     """
 
     def __init__(self, jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES) -> None:
         self.jobs, self.min_bytes = jobs, min_bytes
         self.loaded: LoadedProject | None = None
-        self._pending: list[tuple[Child[list[list[Finding]]], list[tuple[Path, str]]]] = []
+        self._pending: list[tuple[Child[Reported], list[tuple[Path, str]]]] = []
         self._delegated: set[Path] = set()
         self._findings: list[tuple[RecordFile, Finding]] | None = None
+        self._checked: list[tuple[RecordFile, Finding]] = []
+        self._icons: frozenset[str] = frozenset()
+
+    @property
+    def delegated(self) -> set[Path]:
+        """The files whose findings and file checks children report."""
+        return self._delegated
 
     def start(self, project: Project, paths: list[tuple[Path, str]]) -> set[Path]:
         """Fork the children that validate shares of `paths`; the paths they take."""
+        shares = validation_shares(paths, self.jobs, self.min_bytes)
+        if not shares:
+            return set()
         schemas = SchemaSet(project.schemas, project.kinds, project.root)
         guide = FieldGuide.for_project(project, schemas)
-        shares = validation_shares(paths, self.jobs, self.min_bytes)
+        self._icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
         for share in shares:
-            child = Child(_validate_share, schemas, share, project, guide)
+            child = Child(_validate_share, schemas, share, project, guide, self._icons)
             self._pending.append((child, share))
         self._delegated = {path for share in shares for path, _ in share}
         return self._delegated
@@ -87,15 +109,21 @@ class Validation:
         project = loaded.project
         for child, share in self._pending:
             reported = child.result() or _validate_share(
-                loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas)
+                loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas), self._icons
             )
-            for (path, _), file_findings in zip(share, reported, strict=True):
+            for (path, _), (file_findings, checked) in zip(share, reported, strict=True):
                 if path not in by_path:  # no record file (pnp.project.loaded.load_record_file)
                     continue
                 found.extend((by_path[path], f) for f in file_findings)
+                self._checked.extend((by_path[path], f) for f in checked)
         self._pending.clear()
         self._findings = found
         return found
+
+    def file_checks(self) -> list[tuple[RecordFile, Finding]]:
+        """What the children's file checks found in their files (they are waited for)."""
+        self.findings()
+        return self._checked
 
 
 def load_and_validate(
@@ -123,19 +151,27 @@ def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) 
 
 
 def _validate_share(
-    schemas: SchemaSet, share: list[tuple[Path, str]], project: Project, guide: FieldGuide
-) -> list[list[Finding]]:
-    """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
-    reported: list[list[Finding]] = []
+    schemas: SchemaSet, share: list[tuple[Path, str]], project: Project, guide: FieldGuide, icons: frozenset[str]
+) -> Reported:
+    """Each file's parse and schema findings, and what its file checks find (xrefs.file_checks),
+    located here (offsets set) to spare the main process."""
+    reported: Reported = []
     for path, display in share:
         record_file = load_record_file(project, path, display, guide)
         if record_file is None:
-            reported.append([])
+            reported.append(([], []))
             continue
         found = [(record_file, f) for f in record_file.findings]
         for _ in _validate_file(schemas, record_file, found):
             pass
-        reported.append([replace(f, offset=record_file.offset_of(f)) for _, f in found])
+        kinds, one_kind = file_kinds(schemas.kind_uri, record_file.records)
+        checked = list(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
+        reported.append(
+            (
+                [replace(f, offset=record_file.offset_of(f)) for _, f in found],
+                [replace(f, offset=record_file.offset_of(f)) for _, f in checked],
+            )
+        )
     return reported
 
 
@@ -157,8 +193,14 @@ def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[
             if validator.is_valid(target):
                 yield kind
                 return
-            if record_file.is_array:  # one pass over the array; instance paths start at the index
+            if record_file.is_array and kind in schemas.file_schema:  # the project's own file schema: one pass
                 out.extend((record_file, f) for f in schemas.validate_array(kind, source))
+                yield kind
+                return
+            if record_file.is_array:  # the records that fail, found by the fast check, then explained
+                valid = list(map(schemas.validator(kind).is_valid, source))  # iter_errors costs 3x is_valid
+                for i in [i for i, ok in enumerate(valid) if not ok]:
+                    out.extend((record_file, f) for f in schemas.validate(kind, source[i], f"/{i}"))
                 yield kind
                 return
     seen: set[str] = set()
@@ -208,7 +250,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
     yield from xrefs.check_duplicates(index)
     for kind in sorted(index.files_by_kind):
         sites = schemas.sites(kind)
-        found = xrefs.check_records(index, kind, sites, icons, project.root)
+        found = xrefs.check_records(index, kind, sites, icons, project.root, validation.delegated)
         yield from (x for x in found if not (unread and x[1].code == "missing-reference"))
     if not unread:
         faces = None
@@ -217,7 +259,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
 
             faces = FaceCounter(loaded.layouts, loaded.lookup)
         yield from xrefs.check_counts(index, faces)
-    yield from xrefs.check_copies(index)
+    yield from xrefs.check_copies(index, validation.delegated)
     from pnp.rules.projectfiles import check_schema_keywords
 
     yield from check_schema_keywords(project.schemas, project.display, project.root)
@@ -237,6 +279,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
         yield from no_layouts(loaded, validation.findings())
 
     yield from _sheet_findings(loaded)
+    yield from validation.file_checks()  # last: the children work meanwhile
 
 
 def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
