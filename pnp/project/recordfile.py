@@ -54,6 +54,7 @@ class RecordFile:
     _located: int = 0  # problems located without the table of line starts
     kind: str | None = None  # the kind pnp.toml [kinds] gives the file (records without `kind` have it)
     source: list[Any] | None = None  # the records as the file has them, where `records` adds to them
+    digest: bytes | None = None  # SHA-256 of `raw`, where the process that read the file computed it
 
     @property
     def as_read(self) -> list[Any]:
@@ -86,6 +87,22 @@ class RecordFile:
             self._lines = [0, *(m.end() for m in re.finditer("\n", self.text))]
         line = bisect.bisect_right(self._lines, offset)
         return self.problem(finding, line, offset - self._lines[line - 1] + 1)
+
+    def item_starts(self) -> list[int] | None:
+        """Where each record of a JSON array file starts in `text`, found once; None for other files."""
+        if self.locator is not None or not self.is_array:
+            return None
+        if self._items is None:
+            try:
+                self._items = item_offsets(self.text, len(self.records))
+            except ValueError:  # not the text of these records: located from the start, record by record
+                return None
+        return self._items
+
+    def adopt_item_starts(self, items: list[int]) -> None:
+        """Record starts found by a process that read the same bytes (pnp.rules.check's children)."""
+        if self.locator is None and self.is_array and self._items is None and len(items) == len(self.records):
+            self._items = items
 
     def where(self, pointer: str) -> str:
         """A short place for messages that name another record: FILE:LINE, or FILE:CELL."""

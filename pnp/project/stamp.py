@@ -38,11 +38,12 @@ def input_digest(
     options: str,
     skipped: Callable[[str, str], bool] = skipped_by_build,
     files: list[tuple[str, os.stat_result]] | None = None,
-    read: dict[str, bytes] | None = None,
+    hashed: dict[str, tuple[int, bytes]] | None = None,
 ) -> str | None:
     """The digest of `options`, pnp's files and the content of the project's `files` (default:
-    `project_files`); None beyond the bounds. `read`: bytes a caller already read, by path (the
-    project root joined with the relative path), used where their length is the file's size.
+    `project_files`); None beyond the bounds. Each file counts by its SHA-256, so `hashed` (size
+    and SHA-256 of files a caller already read, by path: the project root joined with the
+    relative path) spares reading those again where the size is the file's.
 
     SHA-256: tens of megabytes of records are hashed here, and it runs in the processor's SHA
     instructions (twice BLAKE2b's speed in CPython)."""
@@ -53,18 +54,21 @@ def input_digest(
     if listed is None:
         return None
     total = 0
-    known = read or {}
+    known = hashed or {}
     for relative, info in listed:
         path = os.path.join(project.root, relative)
-        data = known.get(path, b"")
-        if len(data) != info.st_size or total + len(data) > MAX_BYTES:
+        size, digest = known.get(path, (-1, b""))
+        if size != info.st_size:
             with open(path, "rb") as handle:
                 data = handle.read(min(info.st_size, MAX_BYTES - total) + 1)  # not a 64 MB buffer per file
-        total += len(data)
-        if total > MAX_BYTES or len(data) > info.st_size:
-            return None  # beyond the bounds, or a file that grew since it was listed
-        hasher.update(f"{relative}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
-        hasher.update(data)
+            size, digest = len(data), hashlib.sha256(data).digest()
+            if size > info.st_size:
+                return None  # a file that grew since it was listed
+        total += size
+        if total > MAX_BYTES:
+            return None  # beyond the bounds
+        hasher.update(f"{relative}\0{size}\n".encode("utf-8", "surrogateescape"))
+        hasher.update(digest)
     return hasher.hexdigest()
 
 

@@ -6,6 +6,7 @@ pnp.verify composes both into what `pnp check` reports.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -52,7 +53,20 @@ def auto_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-Reported = list[tuple[list[Finding], list[Finding]]]  # per file: parse and schema findings, file checks
+@dataclass(frozen=True, slots=True)
+class FileReport:
+    """What a validating child sends back about one file: its parse and schema findings, what
+    its file checks found (both located: offsets set), where its records start, and the size
+    and SHA-256 of the bytes it read (for the stored result's digest: pnp.verify.cache)."""
+
+    findings: list[Finding]
+    checks: list[Finding]
+    items: list[int] | None = None
+    size: int = -1
+    digest: bytes | None = None
+
+
+Reported = list[FileReport]
 
 
 class Validation:
@@ -111,11 +125,16 @@ class Validation:
             reported = child.result() or _validate_share(
                 loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas), self._icons
             )
-            for (path, _), (file_findings, checked) in zip(share, reported, strict=True):
-                if path not in by_path:  # no record file (pnp.project.loaded.load_record_file)
+            for (path, _), report in zip(share, reported, strict=True):
+                read_here = by_path.get(path)
+                if read_here is None:  # no record file (pnp.project.loaded.load_record_file)
                     continue
-                found.extend((by_path[path], f) for f in file_findings)
-                self._checked.extend((by_path[path], f) for f in checked)
+                found.extend((read_here, f) for f in report.findings)
+                self._checked.extend((read_here, f) for f in report.checks)
+                if report.size == len(read_here.raw):  # the same bytes (else: changed since, not adopted)
+                    read_here.digest = report.digest
+                    if report.items is not None:
+                        read_here.adopt_item_starts(report.items)
         self._pending.clear()
         self._findings = found
         return found
@@ -159,17 +178,21 @@ def _validate_share(
     for path, display in share:
         record_file = load_record_file(project, path, display, guide)
         if record_file is None:
-            reported.append(([], []))
+            reported.append(FileReport([], []))
             continue
         found = [(record_file, f) for f in record_file.findings]
         for _ in _validate_file(schemas, record_file, found):
             pass
         kinds, one_kind = file_kinds(schemas.kind_uri, record_file.records)
         checked = list(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
+        raw = record_file.raw
         reported.append(
-            (
+            FileReport(
                 [replace(f, offset=record_file.offset_of(f)) for _, f in found],
                 [replace(f, offset=record_file.offset_of(f)) for _, f in checked],
+                record_file.item_starts(),  # the main process locates what the cross-checks find with them
+                len(raw),
+                hashlib.sha256(raw).digest(),
             )
         )
     return reported

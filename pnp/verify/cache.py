@@ -138,7 +138,7 @@ def remember(ticket: Ticket, result: CheckResult, loaded: LoadedProject | None =
     if caches is None:
         return
     if ticket.inputs is None:
-        inputs = _inputs_digest(ticket.project, ticket.options, list(ticket.files), _read_bytes(loaded))
+        inputs = _inputs_digest(ticket.project, ticket.options, list(ticket.files), _hashed(loaded))
         if inputs is None:
             return
         ticket = replace(ticket, inputs=inputs)
@@ -202,19 +202,27 @@ def _all_inputs_walked(project: Project) -> bool:
 
 
 def _inputs_digest(
-    project: Project, options: str, files: list[tuple[str, os.stat_result]], read: dict[str, bytes] | None = None
+    project: Project,
+    options: str,
+    files: list[tuple[str, os.stat_result]],
+    hashed: dict[str, tuple[int, bytes]] | None = None,
 ) -> str | None:
     """The digest of the options, the environment, pnp's files and the project's files."""
     context = [options, os.getcwd(), str(project.root), sys.version, *_distributions()]
-    return stamp.input_digest(project, "\0".join(["check", *context]), files=files, read=read)
+    return stamp.input_digest(project, "\0".join(["check", *context]), files=files, hashed=hashed)
 
 
-def _read_bytes(loaded: LoadedProject | None) -> dict[str, bytes] | None:
-    """The bytes of the JSON record files as the check read them, by path (what stamp.input_digest
-    would read again; YAML and table files are read again, their `raw` is no copy of the file)."""
+def _hashed(loaded: LoadedProject | None) -> dict[str, tuple[int, bytes]] | None:
+    """The size and SHA-256 of the JSON record files as the check read them, by path, so that
+    stamp.input_digest need not read them again (a validating child hashed the ones it read; YAML
+    and table files are read again, their `raw` is no copy of the file)."""
     if loaded is None:
         return None
-    return {str(f.path): f.raw for f in loaded.files if f.locator is None and f.path.suffix.lower() == ".json"}
+    return {
+        str(f.path): (len(f.raw), f.digest or hashlib.sha256(f.raw).digest())
+        for f in loaded.files
+        if f.locator is None and f.path.suffix.lower() == ".json"
+    }
 
 
 def _seen(files: list[tuple[str, os.stat_result]] | None) -> tuple[tuple[str, int, int, int], ...]:
