@@ -13,7 +13,9 @@ import json
 import re
 import sys
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from json.decoder import JSONDecodeError
+from operator import add
 from typing import Any
 
 import orjson
@@ -273,7 +275,8 @@ def item_offsets(text: str, count: int | None = None) -> list[int]:
     indent = text[line_start + 1 : pos]
     if count and line_start >= 0 and text[pos : pos + 1] == "{" and not indent.strip(" \t"):
         marker = "\n" + indent + "{"
-        found = [m.start() + len(marker) - 1 for m in re.finditer(re.escape(marker), text)]
+        parts = text.split(marker)  # item k's "{" ends the k-th marker: sums of lengths, all in C
+        found = list(accumulate(map(add, map(len, parts[:-1]), repeat(len(marker))), initial=-1))[1:]
         if len(found) == count and found[0] == pos:
             return found
     offsets: list[int] = []

@@ -181,9 +181,9 @@ def _validate_share(
             reported.append(FileReport([], []))
             continue
         found = [(record_file, f) for f in record_file.findings]
-        for _ in _validate_file(schemas, record_file, found):
-            pass
         kinds, one_kind = file_kinds(schemas.kind_uri, record_file.records)
+        for _ in _validate_file(schemas, record_file, found, (kinds, one_kind)):
+            pass
         checked = list(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
         raw = record_file.raw
         reported.append(
@@ -198,34 +198,36 @@ def _validate_share(
     return reported
 
 
-def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[RecordFile, Finding]]) -> Iterator[str]:
-    """Yield the kinds present; append schema findings. One Rust call for a clean one-kind file."""
+def _validate_file(
+    schemas: SchemaSet,
+    record_file: RecordFile,
+    out: list[tuple[RecordFile, Finding]],
+    kinds_found: tuple[set[str], bool] | None = None,
+) -> Iterator[str]:
+    """Yield the kinds present; append schema findings. One Rust call for a clean one-kind file.
+    `kinds_found`: what pnp.project.loaded.file_kinds gives for the file, when the caller has it."""
     records = record_file.records
     if not records:
         return
     source = record_file.as_read  # what the schema validates: the file's records as they are
-    try:
-        kinds = {record["kind"] for record in records}
-    except (TypeError, KeyError):
-        kinds = set()
-    if len(kinds) == 1:
+    kinds, one_kind = kinds_found or file_kinds(schemas.kind_uri, records)
+    if one_kind and len(kinds) == 1:  # every record an object of this one known kind
         (kind,) = kinds
-        if isinstance(kind, str) and kind in schemas.kind_uri:
-            target = source if record_file.is_array else source[0]
-            validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
-            if validator.is_valid(target):
-                yield kind
-                return
-            if record_file.is_array and kind in schemas.file_schema:  # the project's own file schema: one pass
-                out.extend((record_file, f) for f in schemas.validate_array(kind, source))
-                yield kind
-                return
-            if record_file.is_array:  # the records that fail, found by the fast check, then explained
-                valid = list(map(schemas.validator(kind).is_valid, source))  # iter_errors costs 3x is_valid
-                for i in [i for i, ok in enumerate(valid) if not ok]:
-                    out.extend((record_file, f) for f in schemas.validate(kind, source[i], f"/{i}"))
-                yield kind
-                return
+        target = source if record_file.is_array else source[0]
+        validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
+        if validator.is_valid(target):
+            yield kind
+            return
+        if record_file.is_array and kind in schemas.file_schema:  # the project's own file schema: one pass
+            out.extend((record_file, f) for f in schemas.validate_array(kind, source))
+            yield kind
+            return
+        if record_file.is_array:  # the records that fail, found by the fast check, then explained
+            valid = list(map(schemas.validator(kind).is_valid, source))  # iter_errors costs 3x is_valid
+            for i in [i for i, ok in enumerate(valid) if not ok]:
+                out.extend((record_file, f) for f in schemas.validate(kind, source[i], f"/{i}"))
+            yield kind
+            return
     seen: set[str] = set()
     for i, record in enumerate(records):
         pointer = record_file.pointer(i)

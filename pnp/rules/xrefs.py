@@ -11,7 +11,8 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Container, Iterator
-from operator import methodcaller
+from itertools import repeat
+from operator import contains, methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -328,7 +329,12 @@ def check_copies(index: Index, elsewhere: Container[Path] = ()) -> Iterator[Loca
 
 
 def _copies_problems(record_file: RecordFile, kind: str, limit: int) -> Iterator[Located]:
-    records = record_file.records  # most records have no `copies`: one comprehension finds those that do
+    records = record_file.records  # most records have no `copies`: one C-level pass says whether any does
+    try:
+        if not any(map(contains, records, repeat("copies"))):
+            return
+    except TypeError:  # an item that is no container: looked at one by one
+        pass
     marked = [i for i, r in enumerate(records) if type(r) is dict and "copies" in r and r.get("kind") == kind]
     for i in marked:
         record = records[i]
