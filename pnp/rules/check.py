@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from pnp.core.limits import cap_per_file
 from pnp.core.problems import Finding, Problem, severity_of
@@ -53,11 +54,11 @@ def auto_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-@dataclass(frozen=True, slots=True)
-class FileReport:
+class FileReport(NamedTuple):
     """What a validating child sends back about one file: its parse and schema findings, what
     its file checks found (both located: offsets set), where its records start, and the size
-    and SHA-256 of the bytes it read (for the stored result's digest: pnp.verify.cache)."""
+    and SHA-256 of the bytes it read (for the stored result's digest: pnp.verify.cache).
+    A named tuple: a thousand of them are unpickled in C (a dataclass's state is set in Python)."""
 
     findings: list[Finding]
     checks: list[Finding]
