@@ -89,14 +89,12 @@ class RecordFile:
         return self.problem(finding, line, offset - self._lines[line - 1] + 1)
 
     def item_starts(self) -> list[int] | None:
-        """Where each record of a JSON array file starts in `text`, found once; None for other files."""
+        """Where each record of a pretty-printed JSON array file starts in `text` (found once, by
+        searching its lines: no item is decoded); None for other files."""
         if self.locator is not None or not self.is_array:
             return None
         if self._items is None:
-            try:
-                self._items = item_offsets(self.text, len(self.records))
-            except ValueError:  # not the text of these records: located from the start, record by record
-                return None
+            self._items = item_offsets(self.text, len(self.records), decode=False)
         return self._items
 
     def adopt_item_starts(self, items: list[int]) -> None:
@@ -125,7 +123,7 @@ class RecordFile:
             return self.locator.offset_of(finding)
         try:
             if self.is_array and self._items is None:
-                self._items = item_offsets(self.text, len(self.records))
+                self._items = item_offsets(self.text, len(self.records)) or []
             return locate(self.text, finding.pointer, finding.at_key, self._items)
         except ValueError:  # the file did not parse: point at its start
             return 0
