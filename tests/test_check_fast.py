@@ -213,3 +213,30 @@ def test_a_configuration_error_is_never_replayed_away(project: Path, keys: Path)
     finally:
         toml.write_text(before, encoding="utf-8")
     assert pnp(project, keys, "check").stdout == clean.stdout
+
+
+def test_a_result_digested_from_a_validating_childs_hashes_replays(project: Path, keys: Path) -> None:
+    """With a validating child (`--jobs 2` forks one whatever the size), the stored result's digest
+    is made from the SHA-256 the child took of the bytes it read; the next check digests the files
+    by reading them, and must find the same digest (so it replays, byte for byte)."""
+    (project / RESULTS).unlink(missing_ok=True)
+    full = pnp(project, keys, "check", "--jobs", "2", "--format", "json", importtime=True)
+    again = pnp(project, keys, "check", "--format", "json", importtime=True)
+    assert not replayed(full) and replayed(again), sorted(imported(again.stderr))
+    assert full.returncode == again.returncode == 0 and again.stdout == full.stdout
+
+
+def test_a_project_without_sheets_never_loads_the_sheet_checks(tmp_path: Path, keys: Path) -> None:
+    """No sheet file and no kind printed on sheets: nothing to lay out, so neither the sheet
+    checks nor jinja2 (a project without layouts needs it for nothing else) are imported."""
+    target = tmp_path / "project"
+    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output", "test-*.json"))
+    done = pnp(target, keys, "check", importtime=True)
+    modules = imported(done.stderr)
+    assert "pnp.rules.check" in modules and "warning[no-layouts]" in done.stdout, done.stdout
+    assert not {m for m in modules if m.split(".")[0] == "jinja2" or m.startswith("pnp.sheets")}, sorted(modules)
+    assert "pnp.project.sheetfiles" not in modules
+    (target / "sheets").mkdir()
+    (target / "sheets" / "list.json").write_text('{"kind": "nothing"}', encoding="utf-8")  # a sheet file: checked
+    checked = pnp(target, keys, "check")
+    assert checked.returncode == 1 and "sheets/list.json" in checked.stdout, checked.stdout

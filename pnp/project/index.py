@@ -46,19 +46,20 @@ class Index:
     scoped: dict[str, dict[str, Entry]] = field(default_factory=dict)
     scoped_duplicates: dict[tuple[str, str], list[Entry]] = field(default_factory=dict)
     files_by_kind: dict[str, list[RecordFile]] = field(default_factory=dict)
-    ids_by_kind: dict[str, set[str]] = field(default_factory=dict)
+    first_kinds: set[str | None] = field(default_factory=set)  # kinds of the records in `first` (None: no kind)
     uniform: set[int] = field(default_factory=set)  # id() of files whose records all have one kind and an id
-    _ids_of: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
+    _ids_of: dict[tuple[str, ...], set[str] | dict[str, Entry]] = field(default_factory=dict)
     _by_field: dict[tuple[tuple[str, ...], str], dict[Any, str]] = field(default_factory=dict)
     _sorted: list[str] | None = None
 
-    def add_file(self, record_file: RecordFile, kinds: Iterable[str]) -> None:
+    def add_file(self, record_file: RecordFile, kinds: Iterable[str], one_kind: bool = False) -> None:
+        """Index a file's records; `one_kind`: the caller saw that every record is an object of
+        the one kind in `kinds` (spares a pass over the records)."""
         kinds = tuple(kinds)
         for kind in kinds:
             self.files_by_kind.setdefault(kind, []).append(record_file)
-            self.ids_by_kind.setdefault(kind, set())
         scoped = self.id_fields and any(kind in self.id_fields for kind in kinds)
-        if not scoped and len(kinds) == 1 and self._add_uniform(record_file, kinds[0]):
+        if not scoped and len(kinds) == 1 and self._add_uniform(record_file, kinds[0], one_kind):
             return
         first = self.first
         for index, record in enumerate(record_file.records):
@@ -74,8 +75,8 @@ class Index:
             seen = first.setdefault(rid, entry)  # type: ignore[arg-type]
             if seen is not entry:
                 self.duplicates.setdefault(rid, [seen]).append(entry)  # type: ignore[arg-type]
-            elif type(entry[0]) is str and entry[0] in self.ids_by_kind:
-                self.ids_by_kind[entry[0]].add(rid)
+            else:
+                self.first_kinds.add(entry[0] if type(entry[0]) is str else None)
 
     def _add_scoped(self, record: dict[str, Any], record_file: RecordFile, index: int) -> None:
         kind: str = record["kind"]
@@ -86,8 +87,6 @@ class Index:
         seen = self.scoped.setdefault(kind, {}).setdefault(rid, entry)
         if seen is not entry:
             self.scoped_duplicates.setdefault((kind, rid), [seen]).append(entry)
-        else:
-            self.ids_by_kind[kind].add(rid)
 
     def id_field(self, kind: Any) -> str:
         """The field that identifies a record of `kind`: `id`, unless pnp.toml [kinds] says."""
@@ -113,7 +112,7 @@ class Index:
         """Every id of every kind."""
         return set(self.first).union(*self.scoped.values())
 
-    def _add_uniform(self, record_file: RecordFile, kind: str) -> bool:
+    def _add_uniform(self, record_file: RecordFile, kind: str, one_kind: bool) -> bool:
         """The common file: records of one kind with string ids, none seen before. C-level loops.
 
         Returns False (and adds nothing) when the file is not like that; the caller then walks it.
@@ -121,25 +120,37 @@ class Index:
         records = record_file.records
         try:
             ids = [record["id"] for record in records]
-            if [record["kind"] for record in records].count(kind) != len(records):
+            if not one_kind and [record["kind"] for record in records].count(kind) != len(records):
                 return False
         except (TypeError, KeyError):
             return False
         if set(map(type, ids)) != {str}:
             return False
-        entries = dict(zip(ids, zip(repeat(kind), repeat(record_file), range(len(ids))), strict=True))
-        if len(entries) != len(ids) or not self.first.keys().isdisjoint(entries):
+        first = self.first
+        if not first.keys().isdisjoint(ids):
             return False
-        self.first.update(entries)
-        self.ids_by_kind[kind].update(ids)
+        before = len(first)
+        first.update(zip(ids, zip(repeat(kind), repeat(record_file), range(len(ids))), strict=True))
+        if len(first) - before != len(ids):  # an id twice in the file: undone (none was there before)
+            for rid in ids:
+                first.pop(rid, None)
+            return False
+        self.first_kinds.add(kind)
         self.uniform.add(id(record_file))
         return True
 
-    def ids_of(self, kinds: tuple[str, ...]) -> set[str]:
-        """Ids whose first record is one of `kinds` (what a reference to those kinds accepts)."""
+    def ids_of(self, kinds: tuple[str, ...]) -> set[str] | dict[str, Entry]:
+        """Ids whose first record is one of `kinds` (what a reference to those kinds accepts), for
+        `in` and set differences: the shared ids themselves when every one is of these kinds (no
+        copy of 100,000 ids), else a set made on first use."""
         found = self._ids_of.get(kinds)
         if found is None:
-            found = set().union(*(self.ids_by_kind.get(kind, ()) for kind in kinds))
+            wanted = set(kinds)
+            scoped = [self.scoped[k] for k in kinds if k in self.scoped]
+            if not scoped and self.first_kinds <= wanted:
+                found = self.first
+            else:
+                found = {rid for rid, entry in self.first.items() if entry[0] in wanted}.union(*scoped)
             self._ids_of[kinds] = found
         return found
 
@@ -181,10 +192,15 @@ class Index:
         at = bisect.bisect_left(ordered, wanted)
         candidates = set(ordered[max(0, at - 6) : at + 6])
         n = len(wanted) if len(wanted) <= MAX_EDITED_ID else 0  # edits of a long id: n strings of n characters
-        edits = {wanted[:i] + wanted[i + 1 :] for i in range(n)}
-        edits.update(wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1))
-        edits.update(wanted[:i] + c + wanted[i + 1 :] for i in range(min(2, n)) for c in ID_CHARS)
-        candidates.update(e for e in edits if e in first)
+        edits = [wanted[:i] + wanted[i + 1 :] for i in range(n)]
+        edits += [wanted[:i] + wanted[i + 1] + wanted[i] + wanted[i + 2 :] for i in range(n - 1)]
+        if n:
+            rest = wanted[1:]
+            edits += [c + rest for c in ID_CHARS]
+        if n > 1:
+            head, rest = wanted[0], wanted[2:]
+            edits += [head + c + rest for c in ID_CHARS]
+        candidates.update(first.keys() & set(edits))  # one C-level pass over the edits
         wanted_kinds = set(kinds)
         return self._ranked(wanted, (c for c in candidates if first[c][0] in wanted_kinds))
 

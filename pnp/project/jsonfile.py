@@ -13,7 +13,9 @@ import json
 import re
 import sys
 from dataclasses import dataclass
+from itertools import accumulate, repeat
 from json.decoder import JSONDecodeError
+from operator import add
 from typing import Any
 
 import orjson
@@ -258,12 +260,13 @@ _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def item_offsets(text: str, count: int | None = None) -> list[int]:
+def item_offsets(text: str, count: int | None = None, decode: bool = True) -> list[int] | None:
     """Where each item of a top-level array of `count` items starts.
 
     Pretty-printed files put every item's `{` on its own line at one indentation, found by a
     single C-level search; when that does not give exactly `count` items, one pass of the C
-    decoder skips item by item instead.
+    decoder skips item by item instead (with `decode` False: None, that pass costs about what
+    parsing the file did).
     """
     pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
     if text[pos : pos + 1] != "[":
@@ -273,9 +276,12 @@ def item_offsets(text: str, count: int | None = None) -> list[int]:
     indent = text[line_start + 1 : pos]
     if count and line_start >= 0 and text[pos : pos + 1] == "{" and not indent.strip(" \t"):
         marker = "\n" + indent + "{"
-        found = [m.start() + len(marker) - 1 for m in re.finditer(re.escape(marker), text)]
+        parts = text.split(marker)  # item k's "{" ends the k-th marker: sums of lengths, all in C
+        found = list(accumulate(map(add, map(len, parts[:-1]), repeat(len(marker))), initial=-1))[1:]
         if len(found) == count and found[0] == pos:
             return found
+    if not decode:
+        return None
     offsets: list[int] = []
     while pos < len(text) and text[pos] != "]":
         offsets.append(pos)

@@ -20,6 +20,7 @@ from pnp.project.config import Project
 from pnp.project.fields import FieldGuide
 from pnp.project.index import Index
 from pnp.project.jsonfile import parse_bytes
+from pnp.project.recordfile import sheet_paths
 from pnp.project.records import RecordFile, declare_kind, iter_record_paths, load_file
 from pnp.project.schemas import SchemaSet
 
@@ -119,6 +120,18 @@ class LoadedProject:
         if self._icons is None:
             self._icons = load_icon_specs(self.project)
         return self._icons
+
+    @property
+    def lays_out_sheets(self) -> bool:
+        """Whether there is a sheet to read or lay out: a sheet file, or records of a kind printed
+        on sheets ("x-card": false) that a generic sheet shows. Without one, the sheet checks have
+        nothing to do, and pnp check spares itself importing them (and jinja2)."""
+        if self._sheets is not None and self._sheets.paths:
+            return True
+        schemas = self.schemas
+        if any(k in schemas.kind_uri and not schemas.is_card(k) for k in self.index.files_by_kind):
+            return True
+        return bool(sheet_paths(self.project.sheets or self.project.root / "sheets"))
 
     @property
     def sheets(self) -> SheetSet:
@@ -222,9 +235,9 @@ def load_project_records(
             if record_file is None:
                 continue
             files.append(record_file)
-            kinds = kinds_of(known, record_file.records)
+            kinds, one_kind = file_kinds(known, record_file.records)
             kinds_by_file[id(record_file)] = kinds
-            index.add_file(record_file, kinds)
+            index.add_file(record_file, kinds, one_kind)
     finally:
         gc.freeze()  # the loaded records live to the end: later collections need not walk them
         if was_enabled:
@@ -234,8 +247,16 @@ def load_project_records(
 
 def kinds_of(known: dict[str, Any] | set[str], records: list[Any]) -> set[str]:
     """The known kinds among a file's records (records of no known kind are the rules' to report)."""
+    return file_kinds(known, records)[0]
+
+
+def file_kinds(known: dict[str, Any] | set[str], records: list[Any]) -> tuple[set[str], bool]:
+    """The known kinds among a file's records, and whether every record is an object of the one
+    kind found (what the index's fast path needs to know)."""
     try:
-        kinds = {record["kind"] for record in records}
+        kinds = {record["kind"] for record in records}  # JSON has no other type `["kind"]` works on
+        one_kind = len(kinds) == 1
     except (TypeError, KeyError):
         kinds = {k for r in records if type(r) is dict and type(k := r.get("kind")) is str}
-    return {k for k in kinds if type(k) is str and k in known}
+        one_kind = False
+    return {k for k in kinds if type(k) is str and k in known}, one_kind

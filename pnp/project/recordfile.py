@@ -14,6 +14,16 @@ from pnp.project.jsonfile import item_offsets, line_col, locate
 YAML_SUFFIXES = (".yaml", ".yml")  # read by pnp.project.yamlfile (PyYAML is imported only to read one)
 
 
+def sheet_paths(folder: Path) -> list[Path]:
+    """Sheet files of a folder: *.json, *.yaml and *.yml, sorted. Links and special files are
+    listed too, never skipped in silence: reading refuses them with a located problem (a link
+    out of the project, a pipe), as for record and layout files (pnp.core.paths)."""
+    if not folder.is_dir():
+        return []
+    suffixes = (".json", *YAML_SUFFIXES)
+    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and not p.is_dir())
+
+
 class Locator(Protocol):
     """Where a finding is, for files that are not located by their JSON text (YAML, tables).
 
@@ -44,6 +54,7 @@ class RecordFile:
     _located: int = 0  # problems located without the table of line starts
     kind: str | None = None  # the kind pnp.toml [kinds] gives the file (records without `kind` have it)
     source: list[Any] | None = None  # the records as the file has them, where `records` adds to them
+    digest: bytes | None = None  # SHA-256 of `raw`, where the process that read the file computed it
 
     @property
     def as_read(self) -> list[Any]:
@@ -77,6 +88,20 @@ class RecordFile:
         line = bisect.bisect_right(self._lines, offset)
         return self.problem(finding, line, offset - self._lines[line - 1] + 1)
 
+    def item_starts(self) -> list[int] | None:
+        """Where each record of a pretty-printed JSON array file starts in `text` (found once, by
+        searching its lines: no item is decoded); None for other files."""
+        if self.locator is not None or not self.is_array:
+            return None
+        if self._items is None:
+            self._items = item_offsets(self.text, len(self.records), decode=False)
+        return self._items
+
+    def adopt_item_starts(self, items: list[int]) -> None:
+        """Record starts found by a process that read the same bytes (pnp.rules.check's children)."""
+        if self.locator is None and self.is_array and self._items is None and len(items) == len(self.records):
+            self._items = items
+
     def where(self, pointer: str) -> str:
         """A short place for messages that name another record: FILE:LINE, or FILE:CELL."""
         problem = self.locate(Finding("duplicate-id", "", pointer))
@@ -98,7 +123,7 @@ class RecordFile:
             return self.locator.offset_of(finding)
         try:
             if self.is_array and self._items is None:
-                self._items = item_offsets(self.text, len(self.records))
+                self._items = item_offsets(self.text, len(self.records)) or []
             return locate(self.text, finding.pointer, finding.at_key, self._items)
         except ValueError:  # the file did not parse: point at its start
             return 0

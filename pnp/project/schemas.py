@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urldefrag, urljoin
@@ -31,6 +32,14 @@ if TYPE_CHECKING:
 
 KIND_SUFFIX = ".schema.json"
 SCHEMA_MAX_BYTES = 20 * 1024 * 1024
+
+
+@lru_cache(maxsize=4096)
+def closest(word: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    """difflib's closest option to `word` (cutoff 0.6), as a list of at most one. Remembered: the
+    same mistake repeated over thousands of records (a misspelt enum value, a stray property) is
+    compared with its options once, not once per record."""
+    return tuple(difflib.get_close_matches(word, options, n=1, cutoff=0.6))
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +75,7 @@ class SchemaDocs:
             location = error.absolute_keyword_location
             allowed = self._allowed_properties(location) if location else []
             for key in details.get("unexpected", []):
-                close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                close = closest(key, tuple(allowed))
                 hint = f"did you mean {close[0]!r}? " if close else "remove it, or "
                 allowed_text = ", ".join(allowed) if allowed else "none"
                 yield Finding(
@@ -87,9 +96,7 @@ class SchemaDocs:
             options = details.get("options", [])
             allowed_text = ", ".join(_show(o) for o in options)
             close = (
-                difflib.get_close_matches(instance, [o for o in options if isinstance(o, str)], n=1, cutoff=0.6)
-                if isinstance(instance, str)
-                else []
+                closest(instance, tuple(o for o in options if isinstance(o, str))) if isinstance(instance, str) else ()
             )
             hint = f"; did you mean {_show(close[0])}?" if close else ""
             yield Finding(

@@ -24,6 +24,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pnp.core.problems import Finding
 from pnp.project.layout import fields_read, template_env
 from pnp.project.recordfile import YAML_SUFFIXES
+from pnp.project.recordfile import sheet_paths as sheet_paths  # re-exported: where it was
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
 
@@ -94,16 +95,6 @@ def _block_validators() -> dict[str, Any]:
 def _docs() -> SchemaDocs:
     schema = _schema()
     return SchemaDocs({schema["$id"]: schema, **{sub["$id"]: sub for sub in _block_schemas().values()}})
-
-
-def sheet_paths(folder: Path) -> list[Path]:
-    """Sheet files of a folder: *.json, *.yaml and *.yml, sorted. Links and special files are
-    listed too, never skipped in silence: reading refuses them with a located problem (a link
-    out of the project, a pipe), as for record and layout files (pnp.core.paths)."""
-    if not folder.is_dir():
-        return []
-    suffixes = (".json", *YAML_SUFFIXES)
-    return sorted(p for p in folder.iterdir() if p.suffix in suffixes and not p.is_dir())
 
 
 def walk_blocks(blocks: Any, pointer: str) -> Iterator[tuple[str, dict[str, Any]]]:

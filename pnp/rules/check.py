@@ -6,10 +6,12 @@ pnp.verify composes both into what `pnp check` reports.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from pnp.core.limits import cap_per_file
 from pnp.core.problems import Finding, Problem, severity_of
@@ -18,7 +20,14 @@ from pnp.core.workers import Child, can_fork
 from pnp.project.config import Project
 from pnp.project.fields import FieldGuide
 from pnp.project.jsonfile import json_type
-from pnp.project.loaded import LoadedProject, has_layouts, load_project_records, load_record_file
+from pnp.project.loaded import (
+    LoadedProject,
+    file_kinds,
+    has_layouts,
+    load_icon_specs,
+    load_project_records,
+    load_record_file,
+)
 from pnp.project.records import RecordFile
 from pnp.project.schemas import SchemaSet
 from pnp.rules import xrefs
@@ -45,27 +54,55 @@ def auto_jobs() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+class FileReport(NamedTuple):
+    """What a validating child sends back about one file: its parse and schema findings, what
+    its file checks found (both located: offsets set), where its records start, and the size
+    and SHA-256 of the bytes it read (for the stored result's digest: pnp.verify.cache).
+    A named tuple: a thousand of them are unpickled in C (a dataclass's state is set in Python)."""
+
+    findings: list[Finding]
+    checks: list[Finding]
+    items: list[int] | None = None
+    size: int = -1
+    digest: bytes | None = None
+
+
+Reported = list[FileReport]
+
+
 class Validation:
     """The parse and schema findings of every record file of a loaded project.
 
     Files given to forked children (see `validation_shares`) are validated there while this
     process loads and cross-checks; the rest are validated here, on first use of `findings`.
+    The children also run the rules that need no index on their files (`xrefs.file_checks`):
+    `file_checks` gives what they found, and the cross-checks here skip those files (`delegated`).
     """
 
     def __init__(self, jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES) -> None:
         self.jobs, self.min_bytes = jobs, min_bytes
         self.loaded: LoadedProject | None = None
-        self._pending: list[tuple[Child[list[list[Finding]]], list[tuple[Path, str]]]] = []
+        self._pending: list[tuple[Child[Reported], list[tuple[Path, str]]]] = []
         self._delegated: set[Path] = set()
         self._findings: list[tuple[RecordFile, Finding]] | None = None
+        self._checked: list[tuple[RecordFile, Finding]] = []
+        self._icons: frozenset[str] = frozenset()
+
+    @property
+    def delegated(self) -> set[Path]:
+        """The files whose findings and file checks children report."""
+        return self._delegated
 
     def start(self, project: Project, paths: list[tuple[Path, str]]) -> set[Path]:
         """Fork the children that validate shares of `paths`; the paths they take."""
+        shares = validation_shares(paths, self.jobs, self.min_bytes)
+        if not shares:
+            return set()
         schemas = SchemaSet(project.schemas, project.kinds, project.root)
         guide = FieldGuide.for_project(project, schemas)
-        shares = validation_shares(paths, self.jobs, self.min_bytes)
+        self._icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
         for share in shares:
-            child = Child(_validate_share, schemas, share, project, guide)
+            child = Child(_validate_share, schemas, share, project, guide, self._icons)
             self._pending.append((child, share))
         self._delegated = {path for share in shares for path, _ in share}
         return self._delegated
@@ -87,15 +124,26 @@ class Validation:
         project = loaded.project
         for child, share in self._pending:
             reported = child.result() or _validate_share(
-                loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas)
+                loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas), self._icons
             )
-            for (path, _), file_findings in zip(share, reported, strict=True):
-                if path not in by_path:  # no record file (pnp.project.loaded.load_record_file)
+            for (path, _), report in zip(share, reported, strict=True):
+                read_here = by_path.get(path)
+                if read_here is None:  # no record file (pnp.project.loaded.load_record_file)
                     continue
-                found.extend((by_path[path], f) for f in file_findings)
+                found.extend((read_here, f) for f in report.findings)
+                self._checked.extend((read_here, f) for f in report.checks)
+                if report.size == len(read_here.raw):  # the same bytes (else: changed since, not adopted)
+                    read_here.digest = report.digest
+                    if report.items is not None:
+                        read_here.adopt_item_starts(report.items)
         self._pending.clear()
         self._findings = found
         return found
+
+    def file_checks(self) -> list[tuple[RecordFile, Finding]]:
+        """What the children's file checks found in their files (they are waited for)."""
+        self.findings()
+        return self._checked
 
 
 def load_and_validate(
@@ -123,44 +171,64 @@ def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) 
 
 
 def _validate_share(
-    schemas: SchemaSet, share: list[tuple[Path, str]], project: Project, guide: FieldGuide
-) -> list[list[Finding]]:
-    """Each file's parse and schema findings, located here (offsets set) to spare the main process."""
-    reported: list[list[Finding]] = []
+    schemas: SchemaSet, share: list[tuple[Path, str]], project: Project, guide: FieldGuide, icons: frozenset[str]
+) -> Reported:
+    """Each file's parse and schema findings, and what its file checks find (xrefs.file_checks),
+    located here (offsets set) to spare the main process."""
+    reported: Reported = []
     for path, display in share:
         record_file = load_record_file(project, path, display, guide)
         if record_file is None:
-            reported.append([])
+            reported.append(FileReport([], []))
             continue
         found = [(record_file, f) for f in record_file.findings]
-        for _ in _validate_file(schemas, record_file, found):
+        kinds, one_kind = file_kinds(schemas.kind_uri, record_file.records)
+        for _ in _validate_file(schemas, record_file, found, (kinds, one_kind)):
             pass
-        reported.append([replace(f, offset=record_file.offset_of(f)) for _, f in found])
+        checked = list(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
+        raw = record_file.raw
+        reported.append(
+            FileReport(
+                [replace(f, offset=record_file.offset_of(f)) for _, f in found],
+                [replace(f, offset=record_file.offset_of(f)) for _, f in checked],
+                record_file.item_starts(),  # the main process locates what the cross-checks find with them
+                len(raw),
+                hashlib.sha256(raw).digest(),
+            )
+        )
     return reported
 
 
-def _validate_file(schemas: SchemaSet, record_file: RecordFile, out: list[tuple[RecordFile, Finding]]) -> Iterator[str]:
-    """Yield the kinds present; append schema findings. One Rust call for a clean one-kind file."""
+def _validate_file(
+    schemas: SchemaSet,
+    record_file: RecordFile,
+    out: list[tuple[RecordFile, Finding]],
+    kinds_found: tuple[set[str], bool] | None = None,
+) -> Iterator[str]:
+    """Yield the kinds present; append schema findings. One Rust call for a clean one-kind file.
+    `kinds_found`: what pnp.project.loaded.file_kinds gives for the file, when the caller has it."""
     records = record_file.records
     if not records:
         return
     source = record_file.as_read  # what the schema validates: the file's records as they are
-    try:
-        kinds = {record["kind"] for record in records}
-    except (TypeError, KeyError):
-        kinds = set()
-    if len(kinds) == 1:
+    kinds, one_kind = kinds_found or file_kinds(schemas.kind_uri, records)
+    if one_kind and len(kinds) == 1:  # every record an object of this one known kind
         (kind,) = kinds
-        if isinstance(kind, str) and kind in schemas.kind_uri:
-            target = source if record_file.is_array else source[0]
-            validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
-            if validator.is_valid(target):
-                yield kind
-                return
-            if record_file.is_array:  # one pass over the array; instance paths start at the index
-                out.extend((record_file, f) for f in schemas.validate_array(kind, source))
-                yield kind
-                return
+        target = source if record_file.is_array else source[0]
+        validator = schemas.array_validator(kind) if record_file.is_array else schemas.validator(kind)
+        if validator.is_valid(target):
+            yield kind
+            return
+        if record_file.is_array and kind in schemas.file_schema:  # the project's own file schema: one pass
+            out.extend((record_file, f) for f in schemas.validate_array(kind, source))
+            yield kind
+            return
+        if record_file.is_array:  # the records that fail, found by the fast check, then explained
+            valid = list(map(schemas.validator(kind).is_valid, source))  # iter_errors costs 3x is_valid
+            for i in [i for i, ok in enumerate(valid) if not ok]:
+                out.extend((record_file, f) for f in schemas.validate(kind, source[i], f"/{i}"))
+            yield kind
+            return
     seen: set[str] = set()
     for i, record in enumerate(records):
         pointer = record_file.pointer(i)
@@ -208,7 +276,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
     yield from xrefs.check_duplicates(index)
     for kind in sorted(index.files_by_kind):
         sites = schemas.sites(kind)
-        found = xrefs.check_records(index, kind, sites, icons, project.root)
+        found = xrefs.check_records(index, kind, sites, icons, project.root, validation.delegated)
         yield from (x for x in found if not (unread and x[1].code == "missing-reference"))
     if not unread:
         faces = None
@@ -217,7 +285,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
 
             faces = FaceCounter(loaded.layouts, loaded.lookup)
         yield from xrefs.check_counts(index, faces)
-    yield from xrefs.check_copies(index)
+    yield from xrefs.check_copies(index, validation.delegated)
     from pnp.rules.projectfiles import check_schema_keywords
 
     yield from check_schema_keywords(project.schemas, project.display, project.root)
@@ -237,6 +305,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
         yield from no_layouts(loaded, validation.findings())
 
     yield from _sheet_findings(loaded)
+    yield from validation.file_checks()  # last: the children work meanwhile
 
 
 def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
@@ -247,10 +316,10 @@ def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
 
 def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
     """Sheet file checks (pnp/project/sheetfiles.py), and kinds that fall back to a generic sheet."""
+    if loaded.project.data_only or not loaded.lays_out_sheets:  # nothing to print: no sheet to warn about
+        return
     from pnp.project.sheetfiles import check_sheets
 
-    if loaded.project.data_only:  # nothing to print: no sheet to warn about
-        return
     schemas = loaded.schemas
     uncovered = {
         k: f[0] for k, f in loaded.index.files_by_kind.items() if k in schemas.kind_uri and not schemas.is_card(k)

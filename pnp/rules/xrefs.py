@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator
-from operator import methodcaller
+from collections.abc import Callable, Container, Iterator
+from itertools import repeat
+from operator import contains, methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -83,12 +84,19 @@ def _short(value: str, limit: int = 80) -> str:
 
 
 def check_records(
-    index: Index, kind: str, sites: tuple[Site, ...], icons: frozenset[str], root: Path
+    index: Index,
+    kind: str,
+    sites: tuple[Site, ...],
+    icons: frozenset[str],
+    root: Path,
+    texts_elsewhere: Container[Path] = (),
 ) -> Iterator[Located]:
     """One pass over a kind's records: references, inline icons, asset paths, consistency rules.
 
     Top-level id references and text fields (nearly all of them) take an inline fast path: a
-    dict lookup or a C-level regex per record, with a message built only on a failure.
+    dict lookup or a C-level regex per record, with a message built only on a failure. The
+    top-level text fields of the files in `texts_elsewhere` are checked by another process
+    (`file_checks`, in pnp.rules.check's validating child).
     """
     if not sites:
         return
@@ -130,21 +138,8 @@ def check_records(
                 finding = _reference_problem(index, site, records[i][key], pointer)
                 if finding is not None:
                     yield record_file, finding
-        for key in fast_texts:
-            if uniform and _all_icons_known(records, key, icons):
-                continue
-            suspects = [
-                i
-                for i, r in enumerate(records)
-                if type(r) is dict
-                and type(v := r.get(key)) is str
-                and "{" in v
-                and not icons.issuperset(ICON_TOKEN.findall(v))
-                and r.get("kind") == kind
-            ]
-            for i in suspects:
-                pointer = f"{record_file.pointer(i)}/{escape(key)}"
-                yield from _icon_problems(record_file, pointer, records[i][key], icons)
+        if fast_texts and record_file.path not in texts_elsewhere:
+            yield from _text_problems(record_file, kind, fast_texts, icons, uniform)
         if slow:
             for i, record in enumerate(records):
                 if type(record) is not dict or record.get("kind") != kind:
@@ -155,7 +150,49 @@ def check_records(
                     yield from _site_problems(index, site, record_file, i, record, icons, root)
 
 
-def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str]) -> set[Any] | None:
+def _text_problems(
+    record_file: RecordFile, kind: str, keys: list[str], icons: frozenset[str], one_kind: bool
+) -> Iterator[Located]:
+    """Unknown inline icons in the top-level text fields `keys` of a file's records of `kind`;
+    `one_kind`: every record is an object of that kind (one regex over all texts at once)."""
+    records = record_file.records
+    for key in keys:
+        if one_kind and _all_icons_known(records, key, icons):
+            continue
+        suspects = [
+            i
+            for i, r in enumerate(records)
+            if type(r) is dict
+            and type(v := r.get(key)) is str
+            and "{" in v
+            and not icons.issuperset(ICON_TOKEN.findall(v))
+            and r.get("kind") == kind
+        ]
+        for i in suspects:
+            pointer = f"{record_file.pointer(i)}/{escape(key)}"
+            yield from _icon_problems(record_file, pointer, records[i][key], icons)
+
+
+def file_checks(
+    record_file: RecordFile,
+    kinds: set[str],
+    one_kind: bool,
+    sites_of: Callable[[str], tuple[Site, ...]],
+    icons: frozenset[str],
+) -> Iterator[Located]:
+    """What a file's records show on their own, without the index: unknown inline icons in
+    top-level text fields and copies over the limit. A validating child runs this for its files
+    (so the main process, which indexes and cross-checks, skips them: `texts_elsewhere`,
+    `copies_elsewhere`); `kinds`, `one_kind` as pnp.project.loaded.file_kinds gives them."""
+    for kind in sorted(kinds):
+        keys = [s.path[0] for s in sites_of(kind) if s.what == "text" and len(s.path) == 1]
+        if keys:
+            yield from _text_problems(record_file, kind, keys, icons, one_kind and len(kinds) == 1)
+    for kind in sorted(kinds):
+        yield from _copies_problems(record_file, kind, current_limits().copies)
+
+
+def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str] | dict[str, Any]) -> set[Any] | None:
     """The values of `key` (where present) that name no accepted id: one set difference.
 
     None when a value cannot be put in a set; the caller then looks record by record.
@@ -281,21 +318,31 @@ def check_counts(index: Index, faces: FaceCounter | None = None) -> Iterator[Loc
             yield record_file, finding
 
 
-def check_copies(index: Index) -> Iterator[Located]:
+def check_copies(index: Index, elsewhere: Container[Path] = ()) -> Iterator[Located]:
     """Records whose `copies` is over the limit: pnp build would refuse to draw them, so pnp
-    check says so first."""
+    check says so first. The files in `elsewhere` are checked by another process (`file_checks`)."""
     limit = current_limits().copies
     for kind in sorted(index.files_by_kind):
         for record_file in index.files_by_kind[kind]:
-            records = record_file.records  # most records have no `copies`: one comprehension finds those that do
-            marked = [i for i, r in enumerate(records) if type(r) is dict and "copies" in r and r.get("kind") == kind]
-            for i in marked:
-                record = records[i]
-                copies = whole_number(record.get("copies"))
-                if copies is None or copies <= limit:
-                    continue
-                message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
-                yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
+            if record_file.path not in elsewhere:
+                yield from _copies_problems(record_file, kind, limit)
+
+
+def _copies_problems(record_file: RecordFile, kind: str, limit: int) -> Iterator[Located]:
+    records = record_file.records  # most records have no `copies`: one C-level pass says whether any does
+    try:
+        if not any(map(contains, records, repeat("copies"))):
+            return
+    except TypeError:  # an item that is no container: looked at one by one
+        pass
+    marked = [i for i, r in enumerate(records) if type(r) is dict and "copies" in r and r.get("kind") == kind]
+    for i in marked:
+        record = records[i]
+        copies = whole_number(record.get("copies"))
+        if copies is None or copies <= limit:
+            continue
+        message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
+        yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
 
 
 def count_present(index: Index, component: dict[str, Any], faces: FaceCounter | None = None) -> int:

@@ -27,7 +27,7 @@ import json
 import os
 import stat
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,13 +53,19 @@ NOT_INPUTS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """A check that may be replayed or remembered: where, with which options and inputs."""
+    """A check that may be replayed or remembered: where, with which options and inputs.
+
+    `inputs` is None when no result is stored for these options: then nothing can be replayed,
+    and the digest waits until the result is remembered, made from the record files' bytes the
+    check read rather than by reading every file twice.
+    """
 
     project: Project
     options: str
-    inputs: str
+    inputs: str | None
     key: bytes
     seen: tuple[tuple[str, int, int, int], ...]  # each input file's size, time and inode, as digested
+    files: tuple[tuple[str, os.stat_result], ...] = ()
 
 
 def checked(
@@ -85,7 +91,7 @@ def checked(
     check_options = CheckOptions(paths=paths, ignore=ignore, select=select, strict=strict, render=render, jobs=jobs)
     loaded, result = check_project(project, check_options)
     if ticket:
-        remember(ticket, result)
+        remember(ticket, result, loaded)
     return loaded, result
 
 
@@ -95,12 +101,18 @@ def open_ticket(project: Project, options: str) -> Ticket | None:
         return None
     key = project_key(project)
     files = stamp.project_files(project, skipped_by_check) if key else None
-    inputs = _inputs_digest(project, options, files) if files is not None else None
-    return Ticket(project, options, inputs, key, _seen(files)) if key and files is not None and inputs else None
+    if not key or files is None:
+        return None
+    if not isinstance(_stored(project).get(options), dict):  # nothing to replay: digested when remembered
+        return Ticket(project, options, None, key, _seen(files), tuple(files))
+    inputs = _inputs_digest(project, options, files)
+    return Ticket(project, options, inputs, key, _seen(files), tuple(files)) if inputs else None
 
 
 def replay(ticket: Ticket) -> CheckResult | None:
     """The stored result of these options and inputs, if its signature verifies; else None."""
+    if ticket.inputs is None:
+        return None
     caches = _caches_digest(ticket.project)
     entry = _stored(ticket.project).get(ticket.options) if caches else None
     if not isinstance(entry, dict) or not isinstance(entry.get("payload"), str):
@@ -116,14 +128,20 @@ def replay(ticket: Ticket) -> CheckResult | None:
         return None
 
 
-def remember(ticket: Ticket, result: CheckResult) -> None:
-    """Store `result`, signed, unless an input changed while it was checked."""
+def remember(ticket: Ticket, result: CheckResult, loaded: LoadedProject | None = None) -> None:
+    """Store `result`, signed, unless an input changed while it was checked. `loaded`: the
+    project as checked, whose record files' bytes are digested without reading them again."""
     after = stamp.project_files(ticket.project, skipped_by_check)
     if after is None or _seen(after) != ticket.seen:
         return  # a file changed while it was checked: what was checked may not be what was digested
     caches = _caches_digest(ticket.project)  # as this check left them (it may have drawn)
     if caches is None:
         return
+    if ticket.inputs is None:
+        inputs = _inputs_digest(ticket.project, ticket.options, list(ticket.files), _hashed(loaded))
+        if inputs is None:
+            return
+        ticket = replace(ticket, inputs=inputs)
     payload = json.dumps(
         {
             "files": result.files,
@@ -183,10 +201,28 @@ def _all_inputs_walked(project: Project) -> bool:
     return True
 
 
-def _inputs_digest(project: Project, options: str, files: list[tuple[str, os.stat_result]]) -> str | None:
+def _inputs_digest(
+    project: Project,
+    options: str,
+    files: list[tuple[str, os.stat_result]],
+    hashed: dict[str, tuple[int, bytes]] | None = None,
+) -> str | None:
     """The digest of the options, the environment, pnp's files and the project's files."""
     context = [options, os.getcwd(), str(project.root), sys.version, *_distributions()]
-    return stamp.input_digest(project, "\0".join(["check", *context]), files=files)
+    return stamp.input_digest(project, "\0".join(["check", *context]), files=files, hashed=hashed)
+
+
+def _hashed(loaded: LoadedProject | None) -> dict[str, tuple[int, bytes]] | None:
+    """The size and SHA-256 of the JSON record files as the check read them, by path, so that
+    stamp.input_digest need not read them again (a validating child hashed the ones it read; YAML
+    and table files are read again, their `raw` is no copy of the file)."""
+    if loaded is None:
+        return None
+    return {
+        str(f.path): (len(f.raw), f.digest or hashlib.sha256(f.raw).digest())
+        for f in loaded.files
+        if f.locator is None and f.path.suffix.lower() == ".json"
+    }
 
 
 def _seen(files: list[tuple[str, os.stat_result]] | None) -> tuple[tuple[str, int, int, int], ...]:

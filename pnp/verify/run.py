@@ -92,6 +92,8 @@ def sheet_render_findings(loaded: LoadedProject, use_cache: bool = True) -> list
     Per output, the findings of an earlier check are reused while its inputs are unchanged
     (output/.pnp-cache/sheets/, keyed by the digest `pnp build` skips by).
     """
+    if not loaded.lays_out_sheets:  # no sheet file, no kind printed on sheets: nothing to lay out
+        return []
     from pnp.drawing.findings import CACHE_FOLDER
     from pnp.sheets.build import render_findings as sheet_findings
 
