@@ -345,7 +345,7 @@ def test_aids_show_every_record(loaded: LoadedProject, built: tuple[Path, list[P
                     assert plain(str(cell)) in tables, (record["id"], cell)
     possessed = pdf_text(out / "mage-knight/aids/possessed-enemies.pdf")
     total = sum(r.get("copies", 1) for r in records(loaded, "mk.possessed-enemy"))
-    assert f"{total} tokens in all" in possessed
+    assert f"The box holds {total} possessed enemy tokens" in possessed
 
 
 def test_paper_sizes(built: tuple[Path, list[Path]], letter: tuple[Path, list[sheets.SheetResult]]) -> None:

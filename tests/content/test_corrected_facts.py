@@ -120,12 +120,14 @@ def test_edge_label_table_names_each_labels_section(by_id: dict[str, dict[str, A
     seed_has(H4, 'Object Cards have a "Sold" label on their side.')
 
 
-def test_horsemen_have_no_names_and_no_heads(by_kind: dict[str, list[dict[str, Any]]]) -> None:
+def test_horsemen_are_named_by_their_heads(by_kind: dict[str, list[dict[str, Any]]]) -> None:
+    # issue 28 round 3b: the page-11 labels name the four Horsemen and l.1479 / l.1553 link each to its head
     seed_has(MK, "4 Horsemen cards")
+    seed_has(MK, "War\nFamine Death Pestilence\nDestroyed Sites")
     horsemen = by_kind["mk.horseman"]
     assert len(horsemen) == 4
-    assert {h["name"] for h in horsemen} == {"Horseman card"}
-    assert all(h["inferred"] == ["head"] for h in horsemen)
+    assert {h["name"] for h in horsemen} == {"War", "Death", "Famine", "Pestilence"}
+    assert all(h["name"].lower() == h["head"] and "inferred" not in h for h in horsemen)
 
 
 def test_coral_faq_includes_improve_fate_and_change_fate(by_id: dict[str, dict[str, Any]]) -> None:

@@ -8,7 +8,6 @@ numbers is docs/content-review/round3-mk.md.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from pathlib import Path
@@ -296,30 +295,6 @@ def test_every_printed_token_has_a_drawn_glyph(seed: str, by_id: Records) -> Non
     for name in used:
         art = ROOT / icons[name]["image"]
         assert art.suffix == ".svg" and "<path" in art.read_text(encoding="utf-8"), name
-
-
-def test_map_tile_spaces_are_one_size_and_inside_the_outline(seed: str) -> None:
-    says(seed, "3 countryside (green) Map tiles (15, 16, 17)", "2 non-city Core (brown) Map tiles (*11*, *12*)")
-    layout = json.loads((ROOT / "layouts" / "mk.map-tile.json").read_text(encoding="utf-8"))
-    elements = {e["name"]: e for e in layout["front"]["elements"]}
-    spaces = [elements[f"space{i}"] for i in range(7)]
-    assert len({(s["w"], s["h"]) for s in spaces}) == 1
-    outline = elements["outline"]
-    cx, cy = outline["x"] + outline["w"] / 2, outline["y"] + outline["h"] / 2
-    apothem = outline["h"] / 2 - outline["stroke_width"] * 25.4 / 72 / 2  # the stroke's inner edge, mm
-    for s in spaces:  # every corner of every space inside the outline's three pairs of edges
-        x, y, w, h = s["x"], s["y"], s["w"], s["h"]
-        for px, py in (
-            (x, y + h / 2),
-            (x + w / 4, y),
-            (x + 3 * w / 4, y),
-            (x + w, y + h / 2),
-            (x + 3 * w / 4, y + h),
-            (x + w / 4, y + h),
-        ):
-            dx, dy = px - cx, py - cy
-            assert abs(dy) <= apothem
-            assert (math.sqrt(3) * abs(dx) + abs(dy)) / 2 <= apothem
 
 
 def test_fractured_lands_prints_that_cities_are_not_scored(seed: str, by_id: Records) -> None:
