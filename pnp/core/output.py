@@ -74,10 +74,10 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     """Call `write` with a temporary file, then move it into place in one rename (during an
     OutputRun on the folder: when the run is committed). Never through a linked folder."""
     refuse_linked_folder(path)
-    ignore_cache(path)
     if _active is not None and path.is_relative_to(_active.folder):
-        _active.stage(path, write)
+        _active.stage(path, write)  # the cache's .gitignore too is written at the commit
         return
+    ignore_cache(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_temporary(path.parent, path, write, lambda name: os.replace(name, path))
 
@@ -299,13 +299,15 @@ class OutputRun:
             keys = {p.relative_to(manifest.folder).as_posix() for p in changing}
             manifest.write({k: v for k, v in manifest.entries.items() if k not in keys})
         crash_after = int(os.environ.get("PNP_TEST_KILL_AFTER_REPLACING", "-1"))  # test-only: see tests
-        for count, (path, name) in enumerate(list(self.staged.items())):
+        staged = sorted(self.staged.items(), key=lambda item: CACHE_FOLDER in item[0].parts)  # outputs, then caches
+        for count, (path, name) in enumerate(staged):
             if count == crash_after:
                 import signal
 
                 os.kill(os.getpid(), signal.SIGKILL)
             path.parent.mkdir(parents=True, exist_ok=True)
             refuse_linked_folder(path)
+            ignore_cache(path)
             os.replace(name, path)
             del self.staged[path]
         for path in self.removals:

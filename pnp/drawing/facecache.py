@@ -188,7 +188,6 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
 
     data = orjson.dumps(plain(payload))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, lambda handle: handle.write(data))
     except OSError:
         pass  # a read-only checkout: the check still works, only slower next time

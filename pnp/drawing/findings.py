@@ -290,7 +290,6 @@ def write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:
         ],
     }
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, lambda handle: handle.write(orjson.dumps(payload)))
     except OSError:
         pass  # a read-only checkout: the check still works, only slower next time

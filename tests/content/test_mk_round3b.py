@@ -278,7 +278,9 @@ def test_34_first_reconnaissance_new_tile_line_says_what_to_do(seed: str, by_id:
         "♦ A new tile (no matter which type).",
     )
     rule = by_id["first-reconnaissance"]["special_rules"][0]
-    assert rule["text"] == "Follow the new-tile rule of the Game Walkthrough in the base game, whatever the tile's type."
+    assert (
+        rule["text"] == "Follow the new-tile rule of the Game Walkthrough in the base game, whatever the tile's type."
+    )
 
 
 # --------------------------------------------------------------------------- 30, 39, 40: aids
