@@ -406,9 +406,10 @@ def test_second_build_skips_unchanged_and_rebuilds_changed(rebuilt: dict[str, An
     stamps, unchanged_stamps = rebuilt["stamps"]
     assert stamps and unchanged_stamps == stamps
     assert [r.written for r in rebuilt["unchanged"]] == [False] * len(rebuilt["unchanged"])
-    # a change to one scenario rebuilds its sheet and the booklet, nothing else
+    # a change to one scenario rebuilds its sheet, the booklet and the factions aid (which lists the
+    # campaign scenarios each map tile is in), nothing else
     written = {r.path.name for r in rebuilt["scenario"] if r.written}
-    assert written == {"hard-place.pdf", "campaign-masters-of-the-elements.pdf"}
+    assert written == {"hard-place.pdf", "campaign-masters-of-the-elements.pdf", "factions.pdf"}
     assert "before round 9" in rebuilt["hard-place"]
     # a change to a referenced record (a name) rebuilds the sheets that print it
     rebuilt_names = {r.path.name for r in rebuilt["name"] if r.written}
