@@ -196,6 +196,13 @@ def test_hard_place_completion_names_only_the_bonus_pairs() -> None:
     assert "summon-earth-elemental" not in trigger["refs"] and "basic-earth-magic" not in trigger["refs"]
 
 
+# item 29: the map locations and tokens aid fits one page (no repeated Monolith facts, no tile list)
+def test_map_locations_aid_drops_repeated_lines() -> None:
+    summary = sheet("homm3-token-summary.yaml")
+    assert "{% if locations and not paired %}*Marks:*" in summary and "{% if faces and not paired %}" in summary
+    assert "On: {% endif %}" not in sheet("map-locations-and-tokens.yaml")
+
+
 # item 29: the campaign cover starts the rules; no section page break
 def test_campaign_rules_start_on_the_cover() -> None:
     assert 'title: "{{ name }}: campaign rules"' not in sheet("homm3-campaign.yaml")
