@@ -142,10 +142,8 @@ def test_gate_goes_before_the_unit_with_the_highest_icon_stat() -> None:
     seed_has(H3, "place the Gate in front of the unit with the highest .")
     points = [p for part in record("campaign.json", "masters-of-the-elements")["rules"] for p in part.get("points", [])]
     gate = next(p for p in points if p.startswith("If Walls and Gate"))
-    assert (
-        "top unit" not in gate
-        and "the unit with the highest value of a stat given only as an icon in the rulebook" in gate
-    )
+    # round 3b: the lost symbol is described without talking about the rulebook
+    assert "top unit" not in gate and "the unit with the highest value of one stat, shown only as a symbol" in gate
 
 
 def test_cure_rule_marks_damage_as_a_reading() -> None:
@@ -154,20 +152,21 @@ def test_cure_rule_marks_damage_as_a_reading() -> None:
     )
     points = [p for part in record("campaign.json", "masters-of-the-elements")["rules"] for p in part.get("points", [])]
     cure = next(p for p in points if p.startswith("Healing spells"))
-    assert "(damage, by the context)" in cure
+    assert "the damage tokens (kit's reading of a symbol)" in cure  # round 3b: marked reading, no "rulebook"
 
 
 def test_armorer_rule_invents_no_stat_on_the_card() -> None:
     seed_has(H3, "put a Defense token on the unit with the highest to represent the card's effect.")
     rule = record("scenarios.json", "hard-place")["ai"]["skills"][0]["rule"]
-    assert "the stat the card shows" not in rule and "given only as an icon in the rulebook" in rule
+    # round 3b: Defense, marked as the kit's reading (Stone Skin's rule words the same step "highest defense")
+    assert "the stat the card shows" not in rule and "the highest Defense (kit's reading of a symbol)" in rule
 
 
 def test_banner_icon_rule_has_no_see_the_rulebook_remark() -> None:
     seed_has(H3, "gain 2 of the banner-with-star icon")
     rules = [r["text"] for r in record("scenarios.json", "master-of-the-elements")["additional_rules"]]
-    banner = next(t for t in rules if "banner-with-star" in t)
-    assert "see the rulebook" not in banner
+    banner = next(t for t in rules if "{homm3-banner-star}" in t)  # round 3b: the symbol is drawn
+    assert "see the rulebook" not in banner and "rulebook" not in banner
 
 
 def test_elemental_tiles_print_no_editorial_remark() -> None:
@@ -179,8 +178,9 @@ def test_elemental_tiles_print_no_editorial_remark() -> None:
 
 def test_factions_named_only_by_the_guide_say_so() -> None:
     seed_has(H3_TOKENS, "Part of the Cove Expansion.")
-    assert "combat tokens guide" in record("factions.json", "cove")["note"]
-    assert "combat tokens guide" in record("factions.json", "inferno")["note"]
+    # round 3b: the aid is for players; the source commentary moved to the source notes
+    assert "combat tokens guide" in record("factions.json", "cove")["source"]["note"]
+    assert "Inferno and Cove are named only there" in record("factions.json", "inferno")["source"]["note"]
     assert "Also named in the rulebook:*" not in sheet("homm3-factions.yaml")
 
 
@@ -288,7 +288,7 @@ def test_campaign_ai_spells_print_their_casting_rule() -> None:
     for rid in ("fireball", "chain-lightning", "stone-skin", "cure", "fire-shield", "weakness"):
         assert record("spells.json", rid)["ai_rule"], rid
     assert "adjacent player units" in record("spells.json", "fireball")["ai_rule"]
-    assert "(damage, by the context)" in record("spells.json", "cure")["ai_rule"]
+    assert "damage tokens (kit's reading of a symbol)" in record("spells.json", "cure")["ai_rule"]
     layout = (ROOT / "layouts" / "homm3.spell.json").read_text(encoding="utf-8")
     assert "'*Campaign AI:* ' ~ ai_rule" in layout
 

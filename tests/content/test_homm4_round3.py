@@ -79,7 +79,7 @@ def test_asylum_is_a_town_name_not_a_printed_section_reference(h4: dict[str, dic
 def test_example_town_card_has_no_editorial_name(h4: dict[str, dict[str, Any]]) -> None:
     says("when the Town Card shown in the illustration above is Level 1")
     town = h4["homm4-asylum"]
-    assert town["name"] == "Town" and "town_type" not in town
+    assert town["name"] == "Chaos · Nature · Death Town" and "town_type" not in town
     assert town["inferred"] == ["faction"]
 
 
