@@ -12,6 +12,7 @@ file, or two records alike, are each reported where they are now.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
@@ -187,10 +188,8 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
         return value
 
     data = orjson.dumps(plain(payload))
-    try:
+    with contextlib.suppress(OSError):  # a read-only checkout: the check still works, only slower next time
         atomic_write(path, lambda handle: handle.write(data))
-    except OSError:
-        pass  # a read-only checkout: the check still works, only slower next time
 
 
 PARALLEL_MIN_FACES = 300  # below this many faces per process, forking costs more than it saves

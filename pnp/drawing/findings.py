@@ -10,6 +10,7 @@ files they draw, so a repeated check draws only the kinds whose inputs changed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
@@ -289,7 +290,5 @@ def write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:
             if record_file.path.is_relative_to(root)
         ],
     }
-    try:
+    with contextlib.suppress(OSError):  # a read-only checkout: the check still works, only slower next time
         atomic_write(path, lambda handle: handle.write(orjson.dumps(payload)))
-    except OSError:
-        pass  # a read-only checkout: the check still works, only slower next time
