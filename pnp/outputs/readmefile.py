@@ -104,6 +104,9 @@ def settled_read_me(
 
 def documents_of(results: Iterable[SheetResult], folder: Path, out_root: Path) -> tuple[Document, ...]:
     """The sheet files' outputs under a game's folder (`folder`) that exist, with their pages."""
+    results = list(results)
+    if not results:
+        return ()  # no sheet files: pikepdf is not even imported (a small build's start-up)
     import pikepdf
 
     found = []
