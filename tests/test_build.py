@@ -290,3 +290,11 @@ def test_a_whole_build_removes_the_outputs_it_no_longer_makes(built: Path) -> No
     assert sorted((output / "letter").rglob("*.pdf")) == letter_files
     again = pnp(built, "build")
     assert "removed" not in again.stderr and "0 written" in again.stderr
+    # a renamed game: its old folder's files go, and the folder with them once empty
+    toml = built / "pnp.toml"
+    toml.write_text(toml.read_text().replace('folder = "test"', 'folder = "renamed"'))
+    mine.unlink()
+    renamed = pnp(built, "build")
+    assert renamed.returncode == 0, renamed.stdout + renamed.stderr
+    assert "removed output/test/test.card.pdf (no longer made)" in renamed.stderr
+    assert not (output / "test").exists() and (output / "renamed" / "test.card.pdf").is_file()

@@ -313,8 +313,20 @@ class OutputRun:
         for path in self.removals:
             if path.is_file() or path.is_symlink():
                 path.unlink()
+                _prune_empty(path.parent, self.folder)
         for manifest in self.manifests:
             manifest.write(manifest.entries)
+
+
+def _prune_empty(folder: Path, top: Path) -> None:
+    """Remove `folder` and its parents up to (not including) `top` while they are empty: a stale
+    game's files removed leave no empty folder behind that looks like a game."""
+    while folder != top and folder.is_relative_to(top) and not folder.is_symlink():
+        try:
+            folder.rmdir()  # only an empty folder: anything the user put there keeps it
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _lock_folder(folder: Path) -> int | None:
