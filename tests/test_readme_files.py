@@ -201,3 +201,13 @@ def test_a_game_without_backs_is_printed_single_sided(tmp_path: Path) -> None:
     assert pages(combined) == pages(root / "output" / "nb" / "read-me-first.pdf") + pages(
         root / "output" / "nb" / "nb.card.pdf"
     )
+
+
+def test_the_read_me_back_says_it_is_blank_on_purpose(game: tuple[Path, str]) -> None:
+    """In long-edge duplex the one-page read-me gets a back of its own, so the cut sheets start on
+    a front; a player who finds it empty is told why (it was an unexplained blank page)."""
+    with pdfplumber.open(game[0] / "output" / "rm.pdf") as document:
+        back = " ".join((document.pages[1].extract_text() or "").split())
+        first_sheet = document.pages[2].extract_text() or ""
+    assert back.startswith("This side is left blank on purpose"), back
+    assert "left blank" not in first_sheet

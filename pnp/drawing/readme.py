@@ -107,6 +107,11 @@ STYLES = {  # font, size, space before (points)
 }
 
 
+BLANK_BACK = (
+    "This side is left blank on purpose: the back of the read-me page, so that the cut sheets start on a front."
+)
+
+
 def write_read_me(handle: IO[bytes], readme: ReadMe, pagesize: tuple[float, float], even: bool = False) -> int:
     """One page (more if the lists are long), in the build's paper, with 20 mm margins; `even`:
     a blank page after an odd count, so that a duplex file's sheets still start on a front.
@@ -132,7 +137,10 @@ def write_read_me(handle: IO[bytes], readme: ReadMe, pagesize: tuple[float, floa
                 canvas.drawString(left, y, "\u2022")
             canvas.drawString(left + indent, y, line)
     canvas.showPage()
-    if even and canvas.getPageNumber() % 2 == 0:  # the next page would be a back: leave it blank
+    if even and canvas.getPageNumber() % 2 == 0:  # the next page would be a back: left blank, and says so
+        canvas.setFont(SANS.regular, 8)
+        canvas.setFillGray(0.45)
+        canvas.drawCentredString(width / 2, bottom, BLANK_BACK)
         canvas.showPage()
     pages = int(canvas.getPageNumber()) - 1
     canvas.save()
