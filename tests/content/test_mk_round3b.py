@@ -309,3 +309,13 @@ def test_40_campaign_start_keeps_reputation_drift_and_banners(seed: str, by_id: 
     points = " ".join(by_id["mk-rule-higher-level"]["points"])
     assert "moves 3 spaces towards the middle, stopping at 0" in points
     assert "Banner Artifacts start in your deck, never attached to a Unit" in points
+
+
+# --------------------------------------------------------------------------- round 3c (round3b-proofread.md N-defects)
+
+
+def test_n6_n4_no_cross_reference_block_and_no_near_empty_setup_page(bundled: Bundled) -> None:
+    assert "Components named in this scenario" not in sheet("mk-scenario")
+    pages = read_pages(bundled.output / "mage-knight" / "setup" / "the-fractured-lands.pdf")
+    # each variant's page carries its own setup, not a 2-line overflow
+    assert all(len(" ".join(page.text.split())) > 600 for page in pages), [len(p.text) for p in pages]
