@@ -256,3 +256,15 @@ def test_homm4_aids_have_no_near_empty_page() -> None:
     assert "reject('equalto', 'Errata')" in json.dumps(rules)
     assert "'Errata'" in sheet("homm4-reference-tables.yaml")
     assert h4("tables.json", "homm4-hero-level-changes")["new_page"] is True
+
+
+# ---------------------------------------------------------------- round 3c (round3b-proofread.md N-defects)
+
+
+# N7: the units-and-cards aid says a rule shared by many rows once; each row keeps only its own call
+def test_n7_units_aid_states_shared_rules_once() -> None:
+    seed_has(H3, "b) Silver deck: Nomads, Vampires, Liches, Medusas, Minotaurs, Energy Elementals.")
+    aid = sheet("homm3-units-and-cards.yaml")
+    assert "One of the cards kept in the" not in aid  # the keep rule is one note above the tier tables
+    assert "'Kept in the deck.'" in aid and "strips each Neutral Unit deck down" in aid
+    assert "notes('homm3.ability')" in aid  # the 4+-card rules printed once, under the Ability table
