@@ -268,3 +268,11 @@ def test_n7_units_aid_states_shared_rules_once() -> None:
     assert "One of the cards kept in the" not in aid  # the keep rule is one note above the tier tables
     assert "'Kept in the deck.'" in aid and "strips each Neutral Unit deck down" in aid
     assert "notes('homm3.ability')" in aid  # the 4+-card rules printed once, under the Ability table
+
+
+# N10: no rulebook page reference on the map-locations aid; the rule is named instead (000:839 gives no bonus)
+def test_n10_settlement_names_the_core_rule_without_a_page() -> None:
+    seed_has(H3, 'you gain an extra bonus (see page 25, "Settlements" in the Core Rulebook).')
+    rule = h3("map-locations.json", "settlement")["rule"]
+    assert "p. 25" not in rule and "page" not in rule
+    assert "core game's Settlements rule" in rule
