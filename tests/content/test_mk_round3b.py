@@ -319,3 +319,9 @@ def test_n6_n4_no_cross_reference_block_and_no_near_empty_setup_page(bundled: Bu
     pages = read_pages(bundled.output / "mage-knight" / "setup" / "the-fractured-lands.pdf")
     # each variant's page carries its own setup, not a 2-line overflow
     assert all(len(" ".join(page.text.split())) > 600 for page in pages), [len(p.text) for p in pages]
+
+
+def test_n13_dragon_head_says_what_its_level_marker_is_once(seed: str, by_kind: dict[str, list[dict[str, Any]]]) -> None:
+    assert "(a neutral Shield token) on its large token" in (ROOT / "layouts" / "mk.dragon-head.json").read_text()
+    for head in by_kind["mk.dragon-head"]:
+        assert not any("(a neutral Shield token)" in rule for rule in head.get("rules", [])), head["id"]
