@@ -321,7 +321,13 @@ def test_n6_n4_no_cross_reference_block_and_no_near_empty_setup_page(bundled: Bu
     assert all(len(" ".join(page.text.split())) > 600 for page in pages), [len(p.text) for p in pages]
 
 
-def test_n13_dragon_head_says_what_its_level_marker_is_once(seed: str, by_kind: dict[str, list[dict[str, Any]]]) -> None:
+def test_n13_dragon_head_says_what_its_level_marker_is_once(by_kind: dict[str, list[dict[str, Any]]]) -> None:
     assert "(a neutral Shield token) on its large token" in (ROOT / "layouts" / "mk.dragon-head.json").read_text()
     for head in by_kind["mk.dragon-head"]:
         assert not any("(a neutral Shield token)" in rule for rule in head.get("rules", [])), head["id"]
+
+
+def test_n17_psychic_attack_prints_on_one_aid_only(bundled: Bundled) -> None:
+    aids = ("possessed-enemies", "rules-reference", "apocalypse-dragon")
+    texts = {a: printed(bundled, f"mage-knight/aids/{a}.pdf") for a in aids}
+    assert [a for a in aids if "Psychic Attack and Psychic Block" in texts[a]] == ["possessed-enemies"]
