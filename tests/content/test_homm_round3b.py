@@ -276,3 +276,18 @@ def test_n10_settlement_names_the_core_rule_without_a_page() -> None:
     rule = h3("map-locations.json", "settlement")["rule"]
     assert "p. 25" not in rule and "page" not in rule
     assert "core game's Settlements rule" in rule
+
+
+# N11: HoMM III wording nits
+def test_n11_homm3_wording_nits() -> None:
+    seed_has(H3, "• From the Neutral Unit decks, remove all cards except for the following:")
+    scenario_sheet, campaign_sheet = sheet("homm3-scenario.yaml"), sheet("homm3-campaign.yaml")
+    # zero Valuables is a plural; only exactly one is "Valuable"
+    assert "k == 'valuables' and v == 1" in scenario_sheet and "k == 'valuables' and v == 1" in campaign_sheet
+    # tile codes go inside the sentence, before its full stop
+    assert "{{ r.text[:-1] }} ({{ ns.named | join(', ') }})." in scenario_sheet
+    # the keep-list rule is said once (the table's lead line), in the rulebook's verb
+    assert "Keep only these cards in each Neutral Unit deck; remove the others." in scenario_sheet
+    assert "Strip the Neutral Unit decks" not in scenario_texts("hard-place")
+    # no two parentheses in a row on the Armorer line
+    assert ") (" not in scenario_texts("hard-place")
