@@ -88,7 +88,7 @@ def test_1_horseman_card_has_a_level_track_1_to_6_and_no_invented_values(
     assert [front[f"lv{n}-n"]["text"] for n in range(1, 7)] == ["1", "2", "3", "4", "5", "6"]
     assert "lv7" not in front
     assert all("levels" not in h and "preferred_sites" not in h for h in by_kind["mk.horseman"])
-    assert "on the box's Horseman card" in front["track-note"]["text"]
+    assert "beside the box's Horseman card" in front["track-note"]["text"]
 
 
 def test_1_horseman_tokens_are_named_but_share_one_back(seed: str, by_id: Records) -> None:
@@ -331,3 +331,10 @@ def test_n17_psychic_attack_prints_on_one_aid_only(bundled: Bundled) -> None:
     aids = ("possessed-enemies", "rules-reference", "apocalypse-dragon")
     texts = {a: printed(bundled, f"mage-knight/aids/{a}.pdf") for a in aids}
     assert [a for a in aids if "Psychic Attack and Psychic Block" in texts[a]] == ["possessed-enemies"]
+
+
+def test_n12_horseman_subtitle_says_what_it_does_to_its_head(seed: str) -> None:
+    says(seed, "head of the Apocalypse Dragon by 1 by")  # 002:1479: a destroyed site raises its head
+    front = elements("mk.horseman")
+    assert "raises the {{ head | ref }} head" in front["subtitle"]["text"] and "its head:" not in front["subtitle"]["text"]
+    assert "Lay it beside the box's Horseman card" in front["track-note"]["text"]

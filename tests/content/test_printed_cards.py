@@ -152,7 +152,8 @@ def test_inferences_do_not_print_as_facts(pages: list[tuple[str, str, list[dict[
     assert "Asylum" not in text_of("homm4.town")
     assert "Town Card (rulebook example)" not in text_of("homm4.town")  # issue 28: no editorial name
     horsemen = text_of("mk.horseman")
-    assert "its head: War" in horsemen and "its head: Pestilence" in horsemen  # issue 28 round 3b: named by head
+    # issue 28 round 3b: named by head; round 3c (N12): the subtitle says what the Horseman does to it (002:1479)
+    assert "raises the War head" in horsemen and "raises the Pestilence head" in horsemen
     assert not re.search(r"Horseman \((War|Death|Famine|Pestilence)\)|rides for the", horsemen)
 
 
