@@ -291,3 +291,13 @@ def test_n11_homm3_wording_nits() -> None:
     assert "Strip the Neutral Unit decks" not in scenario_texts("hard-place")
     # no two parentheses in a row on the Armorer line
     assert ") (" not in scenario_texts("hard-place")
+
+
+# N14: token nits: the Monolith face drops the title word it repeats; the teal set's title is teal too
+def test_n14_token_titles() -> None:
+    token = layout_text("homm3.token")
+    assert token.count("| replace(name | replace(' token', '') | replace(' Token', ''), '')") == 2
+    combat = layout("homm3.combat-token")
+    teal = "'#1d6b5e' if (colour_set is defined and colour_set == 2)"
+    titles = [e for side in ("front", "back") for e in combat[side]["elements"] if e["name"] in ("f-name", "x-name", "s-name")]
+    assert len(titles) == 3 and all(teal in e["color"] for e in titles)
