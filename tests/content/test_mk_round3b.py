@@ -338,3 +338,14 @@ def test_n12_horseman_subtitle_says_what_it_does_to_its_head(seed: str) -> None:
     front = elements("mk.horseman")
     assert "raises the {{ head | ref }} head" in front["subtitle"]["text"] and "its head:" not in front["subtitle"]["text"]
     assert "Lay it beside the box's Horseman card" in front["track-note"]["text"]
+
+
+def test_n9_component_sub_counts_read_as_part_of_their_line(seed: str, bundled: Bundled) -> None:
+    says(seed, "24 Faction tokens, 12 each of 2 factions: The Apocalypse Cult and the Council of the Void")
+    text = printed(bundled, "mage-knight/aids/component-list.pdf")
+    assert "☐ 30 Quest cards of which 9 starting Quest cards (marked *) ☐ 31 Quest markers" in text
+    assert "☐ 24 Faction tokens of which 12 Faction tokens: The Apocalypse Cult, 12 Faction tokens: the Council" in text
+    homm3 = printed(bundled, "homm3-conflux/aids/component-list.pdf")
+    assert "☐ 12 Map tile of which 1 Starting tile, 3 Far tile, 8 Elemental Near tile ☐ 1 Town board" in homm3
+    assert "☐ 9 Statistic card of which 3 Attack card, 1 Defense card, 2 Power card, 3 Knowledge card" in homm3
+    assert "☐ 1 Starting tile" not in homm3 and "☐ 3 Attack card" not in homm3
