@@ -299,5 +299,7 @@ def test_n14_token_titles() -> None:
     assert token.count("| replace(name | replace(' token', '') | replace(' Token', ''), '')") == 2
     combat = layout("homm3.combat-token")
     teal = "'#1d6b5e' if (colour_set is defined and colour_set == 2)"
-    titles = [e for side in ("front", "back") for e in combat[side]["elements"] if e["name"] in ("f-name", "x-name", "s-name")]
+    titles = [
+        e for side in ("front", "back") for e in combat[side]["elements"] if e["name"] in ("f-name", "x-name", "s-name")
+    ]
     assert len(titles) == 3 and all(teal in e["color"] for e in titles)

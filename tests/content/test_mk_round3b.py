@@ -336,7 +336,9 @@ def test_n17_psychic_attack_prints_on_one_aid_only(bundled: Bundled) -> None:
 def test_n12_horseman_subtitle_says_what_it_does_to_its_head(seed: str) -> None:
     says(seed, "head of the Apocalypse Dragon by 1 by")  # 002:1479: a destroyed site raises its head
     front = elements("mk.horseman")
-    assert "raises the {{ head | ref }} head" in front["subtitle"]["text"] and "its head:" not in front["subtitle"]["text"]
+    assert (
+        "raises the {{ head | ref }} head" in front["subtitle"]["text"] and "its head:" not in front["subtitle"]["text"]
+    )
     assert "Lay it beside the box's Horseman card" in front["track-note"]["text"]
 
 
