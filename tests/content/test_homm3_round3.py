@@ -187,8 +187,9 @@ def test_factions_named_only_by_the_guide_say_so() -> None:
 def test_valuable_is_singular_as_the_rulebook_prints_it() -> None:
     seed_has(H3, "11 × Gold, 3 × Building Materials, 1 × Valuable.")
     seed_has(H3, '"10" Gold, "0" Building Materials, "0" Valuable.')
-    assert "'Valuable' if k == 'valuables' and v <= 1" in sheet("homm3-scenario.yaml")
-    assert "'Valuable' if k == 'valuables' and v <= 1" in sheet("homm3-campaign.yaml")
+    # exactly 1 is singular; the rulebook's '"0" Valuable' reads as a slip beside "2 × Valuables" (round 3b N11)
+    assert "'Valuable' if k == 'valuables' and v == 1" in sheet("homm3-scenario.yaml")
+    assert "'Valuable' if k == 'valuables' and v == 1" in sheet("homm3-campaign.yaml")
 
 
 def test_ai_heroes_print_no_invented_hero_card() -> None:

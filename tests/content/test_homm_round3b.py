@@ -256,3 +256,50 @@ def test_homm4_aids_have_no_near_empty_page() -> None:
     assert "reject('equalto', 'Errata')" in json.dumps(rules)
     assert "'Errata'" in sheet("homm4-reference-tables.yaml")
     assert h4("tables.json", "homm4-hero-level-changes")["new_page"] is True
+
+
+# ---------------------------------------------------------------- round 3c (round3b-proofread.md N-defects)
+
+
+# N7: the units-and-cards aid says a rule shared by many rows once; each row keeps only its own call
+def test_n7_units_aid_states_shared_rules_once() -> None:
+    seed_has(H3, "b) Silver deck: Nomads, Vampires, Liches, Medusas, Minotaurs, Energy Elementals.")
+    aid = sheet("homm3-units-and-cards.yaml")
+    assert "One of the cards kept in the" not in aid  # the keep rule is one note above the tier tables
+    assert "'Kept in the deck.'" in aid and "strips each Neutral Unit deck down" in aid
+    assert "notes('homm3.ability')" in aid  # the 4+-card rules printed once, under the Ability table
+
+
+# N10: no rulebook page reference on the map-locations aid; the rule is named instead (000:839 gives no bonus)
+def test_n10_settlement_names_the_core_rule_without_a_page() -> None:
+    seed_has(H3, 'you gain an extra bonus (see page 25, "Settlements" in the Core Rulebook).')
+    rule = h3("map-locations.json", "settlement")["rule"]
+    assert "p. 25" not in rule and "page" not in rule
+    assert "core game's Settlements rule" in rule
+
+
+# N11: HoMM III wording nits
+def test_n11_homm3_wording_nits() -> None:
+    seed_has(H3, "• From the Neutral Unit decks, remove all cards except for the following:")
+    scenario_sheet, campaign_sheet = sheet("homm3-scenario.yaml"), sheet("homm3-campaign.yaml")
+    # zero Valuables is a plural; only exactly one is "Valuable"
+    assert "k == 'valuables' and v == 1" in scenario_sheet and "k == 'valuables' and v == 1" in campaign_sheet
+    # tile codes go inside the sentence, before its full stop
+    assert "{{ r.text[:-1] }} ({{ ns.named | join(', ') }})." in scenario_sheet
+    # the keep-list rule is said once (the table's lead line), in the rulebook's verb
+    assert "Keep only these cards in each Neutral Unit deck; remove the others." in scenario_sheet
+    assert "Strip the Neutral Unit decks" not in scenario_texts("hard-place")
+    # no two parentheses in a row on the Armorer line
+    assert ") (" not in scenario_texts("hard-place")
+
+
+# N14: token nits: the Monolith face drops the title word it repeats; the teal set's title is teal too
+def test_n14_token_titles() -> None:
+    token = layout_text("homm3.token")
+    assert token.count("| replace(name | replace(' token', '') | replace(' Token', ''), '')") == 2
+    combat = layout("homm3.combat-token")
+    teal = "'#1d6b5e' if (colour_set is defined and colour_set == 2)"
+    titles = [
+        e for side in ("front", "back") for e in combat[side]["elements"] if e["name"] in ("f-name", "x-name", "s-name")
+    ]
+    assert len(titles) == 3 and all(teal in e["color"] for e in titles)

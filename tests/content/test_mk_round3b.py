@@ -88,7 +88,7 @@ def test_1_horseman_card_has_a_level_track_1_to_6_and_no_invented_values(
     assert [front[f"lv{n}-n"]["text"] for n in range(1, 7)] == ["1", "2", "3", "4", "5", "6"]
     assert "lv7" not in front
     assert all("levels" not in h and "preferred_sites" not in h for h in by_kind["mk.horseman"])
-    assert "on the box's Horseman card" in front["track-note"]["text"]
+    assert "beside the box's Horseman card" in front["track-note"]["text"]
 
 
 def test_1_horseman_tokens_are_named_but_share_one_back(seed: str, by_id: Records) -> None:
@@ -309,3 +309,45 @@ def test_40_campaign_start_keeps_reputation_drift_and_banners(seed: str, by_id: 
     points = " ".join(by_id["mk-rule-higher-level"]["points"])
     assert "moves 3 spaces towards the middle, stopping at 0" in points
     assert "Banner Artifacts start in your deck, never attached to a Unit" in points
+
+
+# --------------------------------------------------------------------------- round 3c (round3b-proofread.md N-defects)
+
+
+def test_n6_n4_no_cross_reference_block_and_no_near_empty_setup_page(bundled: Bundled) -> None:
+    assert "Components named in this scenario" not in sheet("mk-scenario")
+    pages = read_pages(bundled.output / "mage-knight" / "setup" / "the-fractured-lands.pdf")
+    # each variant's page carries its own setup, not a 2-line overflow
+    assert all(len(" ".join(page.text.split())) > 600 for page in pages), [len(p.text) for p in pages]
+
+
+def test_n13_dragon_head_says_what_its_level_marker_is_once(by_kind: dict[str, list[dict[str, Any]]]) -> None:
+    assert "(a neutral Shield token) on its large token" in (ROOT / "layouts" / "mk.dragon-head.json").read_text()
+    for head in by_kind["mk.dragon-head"]:
+        assert not any("(a neutral Shield token)" in rule for rule in head.get("rules", [])), head["id"]
+
+
+def test_n17_psychic_attack_prints_on_one_aid_only(bundled: Bundled) -> None:
+    aids = ("possessed-enemies", "rules-reference", "apocalypse-dragon")
+    texts = {a: printed(bundled, f"mage-knight/aids/{a}.pdf") for a in aids}
+    assert [a for a in aids if "Psychic Attack and Psychic Block" in texts[a]] == ["possessed-enemies"]
+
+
+def test_n12_horseman_subtitle_says_what_it_does_to_its_head(seed: str) -> None:
+    says(seed, "head of the Apocalypse Dragon by 1 by")  # 002:1479: a destroyed site raises its head
+    front = elements("mk.horseman")
+    assert (
+        "raises the {{ head | ref }} head" in front["subtitle"]["text"] and "its head:" not in front["subtitle"]["text"]
+    )
+    assert "Lay it beside the box's Horseman card" in front["track-note"]["text"]
+
+
+def test_n9_component_sub_counts_read_as_part_of_their_line(seed: str, bundled: Bundled) -> None:
+    says(seed, "24 Faction tokens, 12 each of 2 factions: The Apocalypse Cult and the Council of the Void")
+    text = printed(bundled, "mage-knight/aids/component-list.pdf")
+    assert "☐ 30 Quest cards of which 9 starting Quest cards (marked *) ☐ 31 Quest markers" in text
+    assert "☐ 24 Faction tokens of which 12 Faction tokens: The Apocalypse Cult, 12 Faction tokens: the Council" in text
+    homm3 = printed(bundled, "homm3-conflux/aids/component-list.pdf")
+    assert "☐ 12 Map tile of which 1 Starting tile, 3 Far tile, 8 Elemental Near tile ☐ 1 Town board" in homm3
+    assert "☐ 9 Statistic card of which 3 Attack card, 1 Defense card, 2 Power card, 3 Knowledge card" in homm3
+    assert "☐ 1 Starting tile" not in homm3 and "☐ 3 Attack card" not in homm3

@@ -152,7 +152,8 @@ def test_inferences_do_not_print_as_facts(pages: list[tuple[str, str, list[dict[
     assert "Asylum" not in text_of("homm4.town")
     assert "Town Card (rulebook example)" not in text_of("homm4.town")  # issue 28: no editorial name
     horsemen = text_of("mk.horseman")
-    assert "its head: War" in horsemen and "its head: Pestilence" in horsemen  # issue 28 round 3b: named by head
+    # issue 28 round 3b: named by head; round 3c (N12): the subtitle says what the Horseman does to it (002:1479)
+    assert "raises the War head" in horsemen and "raises the Pestilence head" in horsemen
     assert not re.search(r"Horseman \((War|Death|Famine|Pestilence)\)|rides for the", horsemen)
 
 
@@ -417,9 +418,9 @@ def test_units_and_cards_aid_says_where_each_card_is_called_for(
     # 000: "Lord of Air's Guardians: A Pack of Sprites, a Pack of Storm Elementals, ..."
     assert "Sprites Troubled Walking on Clouds: In Lord of Air's Guardians' army: a Pack of Sprites." in text
     # 000: "b) Silver deck: Nomads, Vampires, Liches, Medusas, Minotaurs, Energy Elementals."
-    assert (
-        "Nomads Hard Place: One of the cards kept in the Silver Neutral Unit deck (the others are taken out)." in text
-    )
+    # the keep rule is said once, above the tier tables; each kept card's row says only that it is kept
+    assert "Nomads Hard Place: Kept in the deck." in text
+    assert text.count("strips each Neutral Unit deck down to the cards its setup sheet lists") == 1
 
     # 000: "(the second one requires the Tower Expansion)"; 000: "Find the cards in their relevant
     # Neutral Unit and Summon decks in the Conflux Expansion"
@@ -440,7 +441,11 @@ def test_units_and_cards_aid_says_where_each_card_is_called_for(
     # 000: "Skill: "Armorer" Ability card.**" and its rule
     assert "Armorer Hard Place: The AI Skill card. Each activation puts a Defense token" in text
     # 000: "You cannot use the following cards: ... Fire Magic, Air Magic, Water Magic, and Earth Magic."
-    assert text.count("Troubled Walking on Clouds, Dancing in Water and Fire: You cannot use these cards.") == 8
+    # each of the 8 Magic cards' rows points to the rule, printed in full once under the table
+    assert text.count("Troubled Walking on Clouds, Dancing in Water and Fire: You cannot use these cards:") == 9
+    assert text.count("see the note under this table") == 8 + 3  # and the 3 Hard Place completion lines
+    assert text.count("If you draw one from the Spell or Ability deck, discard it and draw a replacement.") == 1
+    assert text.count("Take the pair you took as your bonus out of your deck") == 1
     # 000: "Town Buildings: City Hall, Citadel, Dwelling (Bronze tier), Dwelling (Silver tier), ..."
     assert "Starts built (Bronze and Silver tier)." in text
     assert (
