@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bundledkit import Bundled, read_pages
+from seedkit import says, seed_text
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = Path(os.environ.get("PNP_SEEDS", "/work/shared/seeds"))
 MK = "002_27974ad6e42770ae.txt"
 Records = dict[str, dict[str, Any]]
 HEADS = {"war": "War", "death": "Death", "famine": "Famine", "pestilence": "Pestilence"}
@@ -27,15 +26,7 @@ HEADS = {"war": "War", "death": "Death", "famine": "Famine", "pestilence": "Pest
 
 @pytest.fixture(scope="module")
 def seed() -> str:
-    path = SEEDS / MK
-    if not path.is_file():
-        pytest.skip(f"seed {MK} not on this machine (set PNP_SEEDS)")
-    return path.read_text(encoding="utf-8")
-
-
-def says(seed: str, *lines: str) -> None:
-    for line in lines:
-        assert line in seed, f"the rulebook does not print: {line!r}"
+    return seed_text(MK)
 
 
 def layout(name: str) -> dict[str, Any]:
