@@ -37,17 +37,29 @@ def test_a_failed_child_gives_no_result(fn: object) -> None:
     assert Child(fn).result() is None  # type: ignore[arg-type]
 
 
-def test_validation_shares_cover_every_file_once() -> None:
-    paths = [(Path(f"cards/{i}.json"), f"cards/{i}.json") for i in range(7)]
+def test_validation_shares_balance_the_json_files_between_the_processes(tmp_path: Path) -> None:
+    """Each JSON file goes to whoever has the least work so far, a child first on a tie, a
+    child's bytes counting 1.25 times (it also sends back what it found); the main process reads
+    the rest and every YAML or table file itself, so that no file is parsed twice."""
+    paths = []
+    for i in range(7):
+        (tmp_path / f"{i}.json").write_bytes(b"x" * 100)
+        paths.append((tmp_path / f"{i}.json", f"cards/{i}.json"))
+    paths.insert(3, (tmp_path / "rows.csv", "cards/rows.csv"))
     shares = validation_shares(paths, jobs=3, min_bytes=0)
-    assert len(shares) == 2
-    assert sorted(p for share in shares for p in share) == sorted(paths)
+    # loads (child, child, main): 125 0 0 -> 125 125 0 -> 125 125 100 -> 125 125 200 -> 250 125 200
+    # -> 250 250 200 -> 250 250 300
+    assert [[name for _, name in share] for share in shares] == [
+        ["cards/0.json", "cards/4.json"],
+        ["cards/1.json", "cards/5.json"],
+    ]
     assert validation_shares(paths, jobs=1, min_bytes=0) == []
-    assert validation_shares(paths[:1], jobs=4, min_bytes=0) == [paths[:1]]
+    assert validation_shares(paths[:1], jobs=4, min_bytes=0) == [paths[:1]]  # a child reads it (--jobs asked)
 
 
 def test_small_projects_get_no_children(tmp_path: Path) -> None:
-    record = tmp_path / "a.json"
-    record.write_text("[]", encoding="utf-8")
-    assert validation_shares([(record, "a.json")], jobs=2, min_bytes=1024) == []
-    assert validation_shares([(record, "a.json")], jobs=2, min_bytes=0) == [[(record, "a.json")]]
+    files = [(tmp_path / name, name) for name in ("a.json", "b.json")]
+    for path, _ in files:
+        path.write_text("[]", encoding="utf-8")
+    assert validation_shares(files, jobs=2, min_bytes=1024) == []
+    assert validation_shares(files, jobs=2, min_bytes=0) == [files[:1]]

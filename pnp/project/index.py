@@ -54,7 +54,8 @@ class Index:
 
     def add_file(self, record_file: RecordFile, kinds: Iterable[str], one_kind: bool = False) -> None:
         """Index a file's records; `one_kind`: the caller saw that every record is an object of
-        the one kind in `kinds` (spares a pass over the records)."""
+        the one kind in `kinds` (spares a pass over the records). Reads the file's columns
+        (`RecordFile.column`), never its records: a file another process read is not parsed."""
         kinds = tuple(kinds)
         for kind in kinds:
             self.files_by_kind.setdefault(kind, []).append(record_file)
@@ -62,25 +63,22 @@ class Index:
         if not scoped and len(kinds) == 1 and self._add_uniform(record_file, kinds[0], one_kind):
             return
         first = self.first
-        for index, record in enumerate(record_file.records):
-            if type(record) is not dict:
+        kind_of = record_file.column("kind")
+        for index, (kind, rid) in enumerate(zip(kind_of, record_file.column("id"), strict=True)):
+            if scoped and type(kind) is str and kind in self.id_fields:
+                self._add_scoped(kind, record_file.column(self.id_fields[kind])[index], record_file, index)
                 continue
-            if scoped and record.get("kind") in self.id_fields:
-                self._add_scoped(record, record_file, index)
-                continue
-            rid = record.get("id")
             if type(rid) is not str:
                 continue
-            entry = (record.get("kind"), record_file, index)
-            seen = first.setdefault(rid, entry)  # type: ignore[arg-type]
+            entry = (kind, record_file, index)
+            seen = first.setdefault(rid, entry)
             if seen is not entry:
-                self.duplicates.setdefault(rid, [seen]).append(entry)  # type: ignore[arg-type]
+                self.duplicates.setdefault(rid, [seen]).append(entry)
             else:
-                self.first_kinds.add(entry[0] if type(entry[0]) is str else None)
+                self.first_kinds.add(kind if type(kind) is str else None)
 
-    def _add_scoped(self, record: dict[str, Any], record_file: RecordFile, index: int) -> None:
-        kind: str = record["kind"]
-        rid = id_key(record.get(self.id_fields[kind]))
+    def _add_scoped(self, kind: str, value: Any, record_file: RecordFile, index: int) -> None:
+        rid = id_key(value)
         if rid is None:
             return
         entry = (kind, record_file, index)
@@ -117,14 +115,10 @@ class Index:
 
         Returns False (and adds nothing) when the file is not like that; the caller then walks it.
         """
-        records = record_file.records
-        try:
-            ids = [record["id"] for record in records]
-            if not one_kind and [record["kind"] for record in records].count(kind) != len(records):
-                return False
-        except (TypeError, KeyError):
+        ids = record_file.column("id")
+        if set(map(type, ids)) != {str}:  # an id missing (None), of another type, or no records
             return False
-        if set(map(type, ids)) != {str}:
+        if not one_kind and record_file.column("kind").count(kind) != len(ids):
             return False
         first = self.first
         if not first.keys().isdisjoint(ids):

@@ -9,10 +9,10 @@ pnp.rules). It draws nothing either (that is pnp.drawing).
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pnp.core.paths import RefusedFile, read_regular
 from pnp.core.problems import ConfigError
@@ -208,34 +208,60 @@ def load_record_file(
     return record_file
 
 
-def load_project_records(
-    project: Project,
-    extra: Iterable[Path] = (),
-    before_parsing: Callable[[list[tuple[Path, str]]], set[Path]] | None = None,
-) -> LoadedProject:
+class Readers(Protocol):
+    """Who else reads record files while this process loads (pnp.rules.check's children).
+
+    `start` sees the paths first and returns those others read; `read_here` sees each file this
+    process loaded, as it is loaded (to check it meanwhile); `collect` waits for the others and
+    gives their files (None: a file that holds no records), each in their order.
+    """
+
+    def start(
+        self, project: Project, paths: list[tuple[Path, str]], schemas: SchemaSet, guide: FieldGuide
+    ) -> set[Path]: ...
+
+    def read_here(self, record_file: RecordFile, kinds: set[str], one_kind: bool) -> None: ...
+
+    def collect(self) -> dict[Path, tuple[RecordFile, set[str], bool] | None]: ...
+
+
+def load_project_records(project: Project, extra: Iterable[Path] = (), readers: Readers | None = None) -> LoadedProject:
     """Parse and index every record file of the project (and `extra` paths).
 
-    `before_parsing` sees the paths first and returns those whose parse findings someone else
-    reports (pnp.rules forks children that validate them meanwhile): their duplicate keys are
-    not looked for here.
+    With `readers`, the files they `start` on are read by them (their records parsed here only
+    on first use); the index is made once every file is in, in the files' order, so that the
+    first of two records with one id is the same whoever read them.
     """
     schemas = SchemaSet(project.schemas, project.kinds, project.root)
     paths = record_paths(project, extra)
     guide = FieldGuide.for_project(project, schemas)
-    elsewhere = before_parsing(paths) if before_parsing else set()
-    files: list[RecordFile] = []
-    kinds_by_file: dict[int, set[str]] = {}
-    index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
+    elsewhere = readers.start(project, paths, schemas, guide) if readers else set()
+    read: dict[Path, tuple[RecordFile, set[str], bool] | None] = {}
     known = schemas.kind_uri
     was_enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small containers: collection only costs time here
     try:
         for path, display in paths:
-            record_file = load_record_file(project, path, display, guide, path not in elsewhere)
+            if path in elsewhere:
+                continue
+            record_file = load_record_file(project, path, display, guide)
             if record_file is None:
                 continue
-            files.append(record_file)
             kinds, one_kind = file_kinds(known, record_file.records)
+            read[path] = (record_file, kinds, one_kind)
+            if readers:
+                readers.read_here(record_file, kinds, one_kind)
+        if elsewhere and readers:
+            read.update(readers.collect())
+        files: list[RecordFile] = []
+        kinds_by_file: dict[int, set[str]] = {}
+        index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
+        for path, _ in paths:
+            found = read.get(path)
+            if found is None:
+                continue
+            record_file, kinds, one_kind = found
+            files.append(record_file)
             kinds_by_file[id(record_file)] = kinds
             index.add_file(record_file, kinds, one_kind)
     finally:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,12 +41,17 @@ class Locator(Protocol):
 
 @dataclass(slots=True)
 class RecordFile:
-    """One file of records. `records` is empty when the file could not be used."""
+    """One file of records. `records` is empty when the file could not be used.
+
+    A file another process read and checked (pnp.rules.check's children) comes with its bytes,
+    its record count and the columns the cross-checks need (`column`); its records are parsed
+    here only when something asks for them (`records`), which a plain check never does.
+    """
 
     path: Path
     display: str
     raw: bytes
-    records: list[Any]
+    _records: list[Any] | None  # None: not parsed yet (`_fill` parses `raw` on first use)
     is_array: bool
     findings: list[Finding] = field(default_factory=list)
     _text: str | None = None
@@ -55,6 +62,40 @@ class RecordFile:
     kind: str | None = None  # the kind pnp.toml [kinds] gives the file (records without `kind` have it)
     source: list[Any] | None = None  # the records as the file has them, where `records` adds to them
     digest: bytes | None = None  # SHA-256 of `raw`, where the process that read the file computed it
+    _columns: dict[str, list[Any]] | None = None  # key -> each record's value (None: absent), as sent
+    _count: int = 0  # how many records, while `_records` is not parsed
+    _fill: Callable[[RecordFile], None] | None = None  # parses `raw` into `records` (see `records`)
+
+    @property
+    def records(self) -> list[Any]:
+        """The file's records: parsed from `raw` on first use for a file another process read."""
+        if self._records is None:
+            fill, self._fill, self._records = self._fill, None, []
+            if fill is not None:
+                fill(self)
+        return self._records
+
+    @records.setter
+    def records(self, records: list[Any]) -> None:
+        self._records = records
+
+    @property
+    def count(self) -> int:
+        """How many records the file has, without parsing one."""
+        return self._count if self._records is None else len(self._records)
+
+    def column(self, key: str) -> list[Any]:
+        """Each record's value of `key`, None where it has none (or is no object): what the index
+        and the reference checks read, so that a file read elsewhere is not parsed for them."""
+        if self._columns is not None:
+            found = self._columns.get(key)
+            if found is not None:
+                return found
+        records = self.records
+        try:
+            return list(map(dict.get, records, repeat(key)))  # C-level: every record an object
+        except TypeError:
+            return [r.get(key) if type(r) is dict else None for r in records]
 
     @property
     def as_read(self) -> list[Any]:
@@ -94,12 +135,12 @@ class RecordFile:
         if self.locator is not None or not self.is_array:
             return None
         if self._items is None:
-            self._items = item_offsets(self.text, len(self.records), decode=False)
+            self._items = item_offsets(self.text, self.count, decode=False)
         return self._items
 
     def adopt_item_starts(self, items: list[int]) -> None:
         """Record starts found by a process that read the same bytes (pnp.rules.check's children)."""
-        if self.locator is None and self.is_array and self._items is None and len(items) == len(self.records):
+        if self.locator is None and self.is_array and self._items is None and len(items) == self.count:
             self._items = items
 
     def where(self, pointer: str) -> str:
@@ -123,7 +164,7 @@ class RecordFile:
             return self.locator.offset_of(finding)
         try:
             if self.is_array and self._items is None:
-                self._items = item_offsets(self.text, len(self.records)) or []
+                self._items = item_offsets(self.text, self.count) or []
             return locate(self.text, finding.pointer, finding.at_key, self._items)
         except ValueError:  # the file did not parse: point at its start
             return 0

@@ -149,23 +149,62 @@ def load_file(
         return RecordFile(path, display, b"", [], False, [Finding(refused.code, refused.message, offset=0)])
     parsed: Parsed = parse_bytes(raw, check_duplicates)
     record_file = RecordFile(path, display, raw, [], False, list(parsed.findings), parsed.text)
-    if not parsed.ok:
-        return record_file
-    data = parsed.data
+    if parsed.ok and not _take_records(record_file, parsed.data):
+        record_file.findings.append(
+            Finding(
+                "not-a-record",
+                f"the top-level value is {json_type(parsed.data)}, not a record; "
+                "a record file holds one object or an array of objects",
+            )
+        )
+    return record_file
+
+
+def _take_records(record_file: RecordFile, data: Any) -> bool:
+    """A parsed JSON document as the file's records; False when it holds none (a bare value)."""
     if isinstance(data, list):
         record_file.is_array = True
         record_file.records = data
     elif isinstance(data, dict):
         record_file.records = [data]
     else:
-        record_file.findings.append(
-            Finding(
-                "not-a-record",
-                f"the top-level value is {json_type(data)}, not a record; "
-                "a record file holds one object or an array of objects",
-            )
-        )
-    return record_file
+        return False
+    return True
+
+
+def read_elsewhere(
+    path: Path,
+    display: str,
+    raw: bytes,
+    findings: list[Finding],
+    count: int,
+    is_array: bool,
+    columns: dict[str, list[Any]] | None,
+    declared: tuple[str, str] | None,
+) -> RecordFile:
+    """A JSON record file another process read and checked: its bytes, its parse findings, its
+    record count and the columns it sent. Its records are parsed here on first use, exactly as
+    `load_file` and `declare_kind` (`declared`: kind, id field) would have made them."""
+    if not count:
+        return RecordFile(path, display, raw, [], is_array, findings, kind=declared[0] if declared else None)
+
+    def fill(record_file: RecordFile) -> None:
+        parsed = parse_bytes(record_file.raw, check_duplicates=False)  # its findings are in already
+        if parsed.ok and _take_records(record_file, parsed.data) and declared is not None:
+            declare_kind(record_file, *declared)
+
+    return RecordFile(
+        path,
+        display,
+        raw,
+        None,
+        is_array,
+        findings,
+        kind=declared[0] if declared else None,
+        _columns=columns,
+        _count=count,
+        _fill=fill,
+    )
 
 
 def declare_kind(record_file: RecordFile, kind: str, id_field: str) -> None:

@@ -7,11 +7,13 @@ pnp.verify composes both into what `pnp check` reports.
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from pnp.core.limits import cap_per_file
 from pnp.core.problems import Finding, Problem, severity_of
@@ -28,7 +30,7 @@ from pnp.project.loaded import (
     load_project_records,
     load_record_file,
 )
-from pnp.project.records import RecordFile
+from pnp.project.records import RecordFile, read_elsewhere
 from pnp.project.schemas import SchemaSet
 from pnp.rules import xrefs
 from pnp.rules.result import CheckResult as CheckResult  # where it was before; re-exported
@@ -55,144 +57,270 @@ def auto_jobs() -> int:
 
 
 class FileReport(NamedTuple):
-    """What a validating child sends back about one file: its parse and schema findings, what
-    its file checks found (both located: offsets set), where its records start, and the size
-    and SHA-256 of the bytes it read (for the stored result's digest: pnp.verify.cache).
+    """What a child sends back about one file it read: its bytes, its parse and schema findings
+    (the first `parsed` are the file's own parse findings) and what its file checks found, both
+    located (offsets set); its record count, kinds (as pnp.project.loaded.file_kinds gives them)
+    and the columns the index and reference checks read (pnp.project.recordfile.RecordFile.column);
+    where its records start, and the SHA-256 of its bytes (the stored result's digest).
     A named tuple: a thousand of them are unpickled in C (a dataclass's state is set in Python)."""
 
+    raw: bytes | None  # None: in the share's shared buffer (`Slots`), `size` bytes long
+    size: int
+    parsed: int
     findings: list[Finding]
     checks: list[Finding]
-    items: list[int] | None = None
-    size: int = -1
-    digest: bytes | None = None
+    records: int
+    is_array: bool
+    kinds: set[str]
+    one_kind: bool
+    columns: dict[str, list[Any]] | None
+    items: list[int] | None
+    digest: bytes
 
 
-Reported = list[FileReport]
+Reported = list[FileReport | None]  # None: a file that holds no records (see load_record_file)
+
+
+class Slots:
+    """A buffer shared with a forked child, a slot per file of its share as large as the file
+    was when listed: the child puts the bytes it read there (a copy, where pickling them through
+    the pipe cost ten times more); a file that grew since is sent in its report instead."""
+
+    def __init__(self, share: list[tuple[Path, str]]) -> None:
+        sizes = [_size(path) for path, _ in share]
+        self.starts = [0, *accumulate(sizes)]
+        self.buffer = mmap.mmap(-1, max(1, self.starts[-1]))  # anonymous, shared across fork
+
+    def put(self, k: int, raw: bytes) -> bool:
+        start, end = self.starts[k], self.starts[k + 1]
+        if len(raw) > end - start:
+            return False
+        self.buffer[start : start + len(raw)] = raw
+        return True
+
+    def get(self, k: int, size: int) -> bytes:
+        start = self.starts[k]
+        return self.buffer[start : start + size]
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+Read = tuple[RecordFile, set[str], bool]  # a file, its known kinds, whether all its records are of one kind
 
 
 class Validation:
-    """The parse and schema findings of every record file of a loaded project.
+    """The parse and schema findings of every record file of a loaded project, and what the
+    checks that need no index find in each file (`xrefs.file_checks`).
 
-    Files given to forked children (see `validation_shares`) are validated there while this
-    process loads and cross-checks; the rest are validated here, on first use of `findings`.
-    The children also run the rules that need no index on their files (`xrefs.file_checks`):
-    `file_checks` gives what they found, and the cross-checks here skip those files (`delegated`).
+    Loading hands each file to `read_here` as it is parsed, and forked children (see
+    `validation_shares`) read, validate and check their share of the JSON files meanwhile,
+    sending back what the project-wide checks need (`FileReport`): no file is parsed twice.
+    Files loaded without it (pnp build's load) are validated on first use of `findings`.
     """
 
     def __init__(self, jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES) -> None:
         self.jobs, self.min_bytes = jobs, min_bytes
         self.loaded: LoadedProject | None = None
-        self._pending: list[tuple[Child[Reported], list[tuple[Path, str]]]] = []
-        self._delegated: set[Path] = set()
-        self._findings: list[tuple[RecordFile, Finding]] | None = None
+        self._pending: list[tuple[Child[Reported], list[tuple[Path, str]], Slots]] = []
+        self._context: tuple[Project, SchemaSet, FieldGuide, frozenset[str]] | None = None
+        self._found: list[tuple[RecordFile, Finding]] = []
         self._checked: list[tuple[RecordFile, Finding]] = []
-        self._icons: frozenset[str] = frozenset()
+        self._validated: set[Path] = set()
+        self._file_checked: set[Path] = set()
 
     @property
     def delegated(self) -> set[Path]:
-        """The files whose findings and file checks children report."""
-        return self._delegated
+        """The files whose file checks are done (the cross-checks skip those)."""
+        return self._file_checked
 
-    def start(self, project: Project, paths: list[tuple[Path, str]]) -> set[Path]:
-        """Fork the children that validate shares of `paths`; the paths they take."""
-        shares = validation_shares(paths, self.jobs, self.min_bytes)
-        if not shares:
-            return set()
-        schemas = SchemaSet(project.schemas, project.kinds, project.root)
-        guide = FieldGuide.for_project(project, schemas)
-        self._icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
-        for share in shares:
-            child = Child(_validate_share, schemas, share, project, guide, self._icons)
-            self._pending.append((child, share))
-        self._delegated = {path for share in shares for path, _ in share}
-        return self._delegated
+    def start(
+        self, project: Project, paths: list[tuple[Path, str]], schemas: SchemaSet, guide: FieldGuide
+    ) -> set[Path]:
+        """Fork the children that read shares of `paths`; the paths they take."""
+        icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
+        self._context = (project, schemas, guide, icons)
+        for share in validation_shares(paths, self.jobs, self.min_bytes):
+            slots = Slots(share)
+            self._pending.append((Child(_read_share, project, share, schemas, guide, icons, slots), share, slots))
+        return {path for _, share, _ in self._pending for path, _ in share}
+
+    def read_here(self, record_file: RecordFile, kinds: set[str], one_kind: bool) -> None:
+        """Validate and check a file this process just loaded (the children work meanwhile)."""
+        assert self._context is not None, "Validation.read_here before start"
+        _, schemas, _, icons = self._context
+        self._found.extend((record_file, f) for f in record_file.findings)
+        for _ in _validate_file(schemas, record_file, self._found, (kinds, one_kind)):
+            pass
+        self._checked.extend(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
+        if self._pending and record_file.raw:  # the stored result's digest, while the children work
+            record_file.digest = hashlib.sha256(record_file.raw).digest()
+        self._validated.add(record_file.path)
+        self._file_checked.add(record_file.path)
+
+    def collect(self) -> dict[Path, Read | None]:
+        """The files the children read, with what they found (a failed child's share is read here)."""
+        assert self._context is not None, "Validation.collect before start"
+        project, _, guide, _ = self._context
+        read: dict[Path, Read | None] = {}
+        for child, share, slots in self._pending:
+            reported = child.result()
+            if reported is None:  # no fork, or the child failed: nothing is lost, it is done here
+                read.update(self._read_share_here(share))
+            else:
+                for k, ((path, display), report) in enumerate(zip(share, reported, strict=True)):
+                    raw = None if report is None else slots.get(k, report.size) if report.raw is None else report.raw
+                    read[path] = (
+                        None if report is None or raw is None else self._adopt(project, path, display, raw, report)
+                    )
+            slots.buffer.close()
+        self._pending.clear()
+        return read
+
+    def _read_share_here(self, share: list[tuple[Path, str]]) -> dict[Path, Read | None]:
+        assert self._context is not None
+        project, schemas, guide, _ = self._context
+        read: dict[Path, Read | None] = {}
+        for path, display in share:
+            record_file = load_record_file(project, path, display, guide)
+            if record_file is None:
+                read[path] = None
+                continue
+            kinds, one_kind = file_kinds(schemas.kind_uri, record_file.records)
+            self.read_here(record_file, kinds, one_kind)
+            read[path] = (record_file, kinds, one_kind)
+        return read
+
+    def _adopt(self, project: Project, path: Path, display: str, raw: bytes, report: FileReport) -> Read:
+        """A file a child read, as this process's record file, with what the child found in it."""
+        spec = project.declared_kind(path)
+        columns = report.columns
+        if columns is not None and "kind" not in columns and len(report.kinds) == 1 and report.one_kind:
+            columns["kind"] = [next(iter(report.kinds))] * report.records  # one kind: not sent
+        record_file = read_elsewhere(
+            path,
+            display,
+            raw,
+            report.findings[: report.parsed],
+            report.records,
+            report.is_array,
+            columns,
+            (spec.name, spec.id) if spec else None,
+        )
+        record_file.digest = report.digest
+        if report.items is not None:
+            record_file.adopt_item_starts(report.items)
+        self._found.extend((record_file, f) for f in report.findings)
+        self._checked.extend((record_file, f) for f in report.checks)
+        self._validated.add(path)
+        self._file_checked.add(path)
+        return record_file, report.kinds, report.one_kind
 
     def findings(self) -> list[tuple[RecordFile, Finding]]:
-        """Parse and schema findings of every file, this process's first, then the children's."""
-        if self._findings is not None:
-            return self._findings
+        """Parse and schema findings of every file (those not yet validated are validated now)."""
         loaded = self.loaded
         assert loaded is not None, "Validation.findings before the project was loaded"
-        found: list[tuple[RecordFile, Finding]] = []
         for record_file in loaded.files:
-            if record_file.path in self._delegated:
+            if record_file.path in self._validated:
                 continue
-            found.extend((record_file, f) for f in record_file.findings)
-            for _ in _validate_file(loaded.schemas, record_file, found):
+            self._found.extend((record_file, f) for f in record_file.findings)
+            for _ in _validate_file(loaded.schemas, record_file, self._found):
                 pass
-        by_path = {f.path: f for f in loaded.files}
-        project = loaded.project
-        for child, share in self._pending:
-            reported = child.result() or _validate_share(
-                loaded.schemas, share, project, FieldGuide.for_project(project, loaded.schemas), self._icons
-            )
-            for (path, _), report in zip(share, reported, strict=True):
-                read_here = by_path.get(path)
-                if read_here is None:  # no record file (pnp.project.loaded.load_record_file)
-                    continue
-                found.extend((read_here, f) for f in report.findings)
-                self._checked.extend((read_here, f) for f in report.checks)
-                if report.size == len(read_here.raw):  # the same bytes (else: changed since, not adopted)
-                    read_here.digest = report.digest
-                    if report.items is not None:
-                        read_here.adopt_item_starts(report.items)
-        self._pending.clear()
-        self._findings = found
-        return found
+            self._validated.add(record_file.path)
+        return self._found
 
     def file_checks(self) -> list[tuple[RecordFile, Finding]]:
-        """What the children's file checks found in their files (they are waited for)."""
-        self.findings()
+        """What the file checks found in the files they ran on (`delegated`)."""
         return self._checked
 
 
 def load_and_validate(
     project: Project, extra: Iterable[Path] = (), jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES
 ) -> tuple[LoadedProject, Validation]:
-    """Load the project (pnp.project) with `jobs` - 1 validating children forked before parsing."""
+    """Load the project (pnp.project), each file validated and checked as it is read, with
+    `jobs` - 1 children forked before parsing to read their share of the files."""
     validation = Validation(jobs, min_bytes)
-    loaded = load_project_records(project, extra, lambda paths: validation.start(project, paths))
+    loaded = load_project_records(project, extra, validation)
     validation.loaded = loaded
     return loaded, validation
 
 
-def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) -> list[list[tuple[Path, str]]]:
-    """The files each of `jobs` - 1 children validates: all of them, split evenly.
+CHILD_COST = 1.25  # a child's file costs more than this process's: its columns, record starts and findings go back
 
-    This process parses every file anyway (the cross-checks need the records) and then
-    cross-checks, which takes about as long as validating everything. No children for projects
-    under `min_bytes`, where forking costs more than it saves, or where there is no fork.
+
+def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) -> list[list[tuple[Path, str]]]:
+    """The JSON files each of `jobs` - 1 children reads; this process reads the rest (and every
+    YAML or table file), then cross-checks.
+
+    Each file goes to the process with the least work so far (a child first on a tie), a
+    child's bytes counting CHILD_COST times: so that the children end about when this process
+    does. No children for projects under `min_bytes`, where forking costs more than it saves,
+    or where there is no fork.
     """
     if jobs <= 1 or not can_fork() or not paths:
         return []
-    if min_bytes and sum(os.stat(path).st_size for path, _ in paths if os.path.isfile(path)) < min_bytes:
+    json_files = [(path, display, _size(path)) for path, display in paths if path.suffix.lower() == ".json"]
+    if min_bytes and sum(size for _, _, size in json_files) < min_bytes:
         return []
-    return [share for share in (paths[i :: jobs - 1] for i in range(jobs - 1)) if share]
+    loads = [0.0] * jobs  # the children's, then this process's
+    shares: list[list[tuple[Path, str]]] = [[] for _ in range(jobs - 1)]
+    for path, display, size in json_files:
+        k = loads.index(min(loads))
+        if k < jobs - 1:
+            shares[k].append((path, display))
+            loads[k] += max(1, size) * CHILD_COST
+        else:
+            loads[k] += max(1, size)
+    return [share for share in shares if share]
 
 
-def _validate_share(
-    schemas: SchemaSet, share: list[tuple[Path, str]], project: Project, guide: FieldGuide, icons: frozenset[str]
+def _read_share(
+    project: Project,
+    share: list[tuple[Path, str]],
+    schemas: SchemaSet,
+    guide: FieldGuide,
+    icons: frozenset[str],
+    slots: Slots | None = None,
 ) -> Reported:
-    """Each file's parse and schema findings, and what its file checks find (xrefs.file_checks),
-    located here (offsets set) to spare the main process."""
+    """Each file read, validated and checked (xrefs.file_checks), its findings located here
+    (offsets set), with the columns the main process's index and reference checks read."""
     reported: Reported = []
-    for path, display in share:
+    id_fields = sorted({spec.id for spec in project.kinds.values()})
+    for k, (path, display) in enumerate(share):
         record_file = load_record_file(project, path, display, guide)
         if record_file is None:
-            reported.append(FileReport([], []))
+            reported.append(None)
             continue
+        records = record_file.records
+        kinds, one_kind = file_kinds(schemas.kind_uri, records)
         found = [(record_file, f) for f in record_file.findings]
-        kinds, one_kind = file_kinds(schemas.kind_uri, record_file.records)
         for _ in _validate_file(schemas, record_file, found, (kinds, one_kind)):
             pass
         checked = list(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
+        columns = None
+        if one_kind or all(type(r) is dict for r in records):  # else: parsed in the main process if asked
+            keys = {"id", *id_fields, *(k for kind in kinds for k in xrefs.column_keys(schemas.sites(kind)))}
+            if not (one_kind and len(kinds) == 1):
+                keys.add("kind")
+            columns = {key: [r.get(key) for r in records] for key in sorted(keys)}
         raw = record_file.raw
         reported.append(
             FileReport(
+                None if slots is not None and slots.put(k, raw) else raw,
+                len(raw),
+                len(record_file.findings),
                 [replace(f, offset=record_file.offset_of(f)) for _, f in found],
                 [replace(f, offset=record_file.offset_of(f)) for _, f in checked],
+                len(records),
+                record_file.is_array,
+                kinds,
+                one_kind,
+                columns,
                 record_file.item_starts(),  # the main process locates what the cross-checks find with them
-                len(raw),
                 hashlib.sha256(raw).digest(),
             )
         )
@@ -311,7 +439,7 @@ def cross_check(loaded: LoadedProject, validation: Validation) -> Iterator[tuple
 def _unread_files(loaded: LoadedProject) -> list[RecordFile]:
     """Record files that gave no record because they could not be read or parsed (the error is
     already reported at them): what they hold is unknown."""
-    return [f for f in loaded.files if not f.records and any(severity_of(x) == "error" for x in f.findings)]
+    return [f for f in loaded.files if not f.count and any(severity_of(x) == "error" for x in f.findings)]
 
 
 def _sheet_findings(loaded: LoadedProject) -> Iterator[tuple[RecordFile, Finding]]:
@@ -361,7 +489,7 @@ def result_of(
     return CheckResult(
         problems=tuple(problems),
         files=len(files),
-        records=sum(len(f.records) for f in files),
+        records=sum(f.count for f in files),
         strict=options.strict,
     )
 

@@ -9,10 +9,11 @@ duplicate ids and counts runs in one pass over each kind's records (`check_recor
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Container, Iterator
 from itertools import repeat
-from operator import contains, methodcaller
+from operator import contains
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -101,53 +102,63 @@ def check_records(
     if not sites:
         return
     first = index.first
-    fast_refs = [(s, s.path[0]) for s in sites if s.what == "ref" and len(s.path) == 1 and s.by == "id"]
+    fast_refs = [(s, s.path[0]) for s in sites if _fast_ref(s)]
     fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
-    slow = [s for s in sites if not (len(s.path) == 1 and (s.what == "text" or (s.what == "ref" and s.by == "id")))]
+    slow = [s for s in sites if not (_fast_ref(s) or (len(s.path) == 1 and s.what == "text"))]
     for record_file in index.files_by_kind.get(kind, []):
-        records = record_file.records
         uniform = id(record_file) in index.uniform
-        # comprehensions and set operations keep the clean case's per-record cost at C level
+        # columns, comprehensions and set operations keep the clean case's per-record cost at C
+        # level, and a file another process read unparsed (pnp.project.recordfile.RecordFile.column)
         for site, key in fast_refs:
-            unresolved = _unresolved(records, key, index.ids_of(site.kinds)) if uniform else None
+            values = record_file.column(key)
+            unresolved = _unresolved(values, index.ids_of(site.kinds)) if uniform else None
             if unresolved is not None:
                 if not unresolved:
                     continue
-                suspects = [i for i, value in enumerate(map(methodcaller("get", key), records)) if value in unresolved]
-            elif any(k in index.id_fields for k in site.kinds):
-                suspects = [
-                    i
-                    for i, r in enumerate(records)
-                    if type(r) is dict
-                    and r.get(key) is not None
-                    and r.get("kind") == kind
-                    and not any(index.find(r[key], k) for k in site.kinds)
-                ]
+                suspects = [i for i, value in enumerate(values) if value in unresolved]
             else:
-                targets = frozenset(site.kinds)
-                suspects = [
-                    i
-                    for i, r in enumerate(records)
-                    if type(r) is dict
-                    and (v := r.get(key)) is not None
-                    and not (type(v) is str and (e := first.get(v)) is not None and e[0] in targets)
-                    and r.get("kind") == kind
-                ]
+                kind_of = record_file.column("kind")
+                if any(k in index.id_fields for k in site.kinds):
+                    suspects = [
+                        i
+                        for i, (v, k) in enumerate(zip(values, kind_of, strict=True))
+                        if v is not None and k == kind and not any(index.find(v, t) for t in site.kinds)
+                    ]
+                else:
+                    targets = frozenset(site.kinds)
+                    suspects = [
+                        i
+                        for i, (v, k) in enumerate(zip(values, kind_of, strict=True))
+                        if v is not None
+                        and not (type(v) is str and (e := first.get(v)) is not None and e[0] in targets)
+                        and k == kind
+                    ]
             for i in suspects:
                 pointer = f"{record_file.pointer(i)}/{escape(key)}"
-                finding = _reference_problem(index, site, records[i][key], pointer)
+                finding = _reference_problem(index, site, values[i], pointer)
                 if finding is not None:
                     yield record_file, finding
         if fast_texts and record_file.path not in texts_elsewhere:
             yield from _text_problems(record_file, kind, fast_texts, icons, uniform)
         if slow:
-            for i, record in enumerate(records):
+            for i, record in enumerate(record_file.records):
                 if type(record) is not dict or record.get("kind") != kind:
                     continue
                 for site in slow:
                     if site.path and site.path[0] not in record:
                         continue
                     yield from _site_problems(index, site, record_file, i, record, icons, root)
+
+
+def _fast_ref(site: Site) -> bool:
+    """A top-level reference by id: checked from the file's column of that key."""
+    return site.what == "ref" and len(site.path) == 1 and site.by == "id"
+
+
+def column_keys(sites: tuple[Site, ...]) -> list[str]:
+    """The keys whose columns `check_records` reads for these sites, besides `kind` and the ids
+    (what a process that reads a file sends of it: pnp.rules.check)."""
+    return [s.path[0] for s in sites if _fast_ref(s)]
 
 
 def _text_problems(
@@ -192,13 +203,13 @@ def file_checks(
         yield from _copies_problems(record_file, kind, current_limits().copies)
 
 
-def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str] | dict[str, Any]) -> set[Any] | None:
-    """The values of `key` (where present) that name no accepted id: one set difference.
+def _unresolved(values: list[Any], accepted: set[str] | dict[str, Any]) -> set[Any] | None:
+    """The values (where present) that name no accepted id: one set difference.
 
     None when a value cannot be put in a set; the caller then looks record by record.
     """
     try:
-        named = set(map(methodcaller("get", key), records))
+        named = set(values)
     except TypeError:  # an unhashable value: the schema reports it
         return None
     named.discard(None)
@@ -206,14 +217,27 @@ def _unresolved(records: list[dict[str, Any]], key: str, accepted: set[str] | di
 
 
 def _all_icons_known(records: list[dict[str, Any]], key: str, icons: frozenset[str]) -> bool:
-    """Whether every {icon} in the records' `key` texts is known: one regex over all of them.
+    """Whether every {icon} in the records' `key` texts is known: one regex search over all of them.
 
     The texts are joined by newlines, which an icon name cannot contain, so no match spans two.
     """
-    texts = list(map(methodcaller("get", key), records))
+    try:
+        texts = list(map(dict.get, records, repeat(key)))
+    except TypeError:  # an item that is no object
+        return False
     if set(map(type, texts)) - {str, type(None)}:
         return False
-    return icons.issuperset(ICON_TOKEN.findall("\n".join(filter(None, texts))))
+    return _unknown_icon(icons).search("\n".join(filter(None, texts))) is None
+
+
+@functools.lru_cache(maxsize=8)
+def _unknown_icon(icons: frozenset[str]) -> re.Pattern[str]:
+    """A token ICON_TOKEN matches whose name is none of `icons`: searching for it allocates
+    nothing per token, where finding every token and comparing the names did."""
+    if not icons:
+        return ICON_TOKEN
+    known = "|".join(re.escape(name) for name in sorted(icons, key=lambda n: (-len(n), n)))
+    return re.compile(r"\{(?!(?:" + known + r")\})[^{}\s]*\}")
 
 
 def _site_problems(

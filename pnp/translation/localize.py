@@ -105,7 +105,7 @@ def translated_project(loaded: LoadedProject, catalog: CatalogFile, units: dict[
                 records[i] = copy.deepcopy(record)
                 for pointer, text in texts:
                     _set(records[i], pointer, text)
-        copied = replace(record_file, records=records)
+        copied = replace(record_file, _records=records, _columns=None, _fill=None)
         kinds = loaded.kinds_by_file.get(id(record_file), set())
         files.append(copied)
         kinds_by_file[id(copied)] = kinds
