@@ -1,7 +1,7 @@
 """`pnp check` with children (`--jobs N`): each record file is parsed by one process only.
 
 A child reads, validates and checks its share of the JSON files and sends back what the
-project-wide checks need (pnp.rules.check.FileReport): the ids, kinds and reference columns,
+project-wide checks need (pnp.rules.validation.FileReport): the ids, kinds and reference columns,
 where the records start, and the file's bytes through a shared buffer. The main process never
 parses those files for a check that draws nothing, and reports exactly what `--jobs 1` reports,
 at the same lines, in the child's files too (duplicate ids, dangling references, schema errors).

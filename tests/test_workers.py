@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pnp.core.workers import Child, can_fork
-from pnp.rules.check import validation_shares
+from pnp.rules.validation import validation_shares
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="no os.fork on this platform")
 

@@ -91,13 +91,15 @@ def check_records(
     icons: frozenset[str],
     root: Path,
     texts_elsewhere: Container[Path] = (),
+    only: Callable[[RecordFile], bool] | None = None,
 ) -> Iterator[Located]:
     """One pass over a kind's records: references, inline icons, asset paths, consistency rules.
 
     Top-level id references and text fields (nearly all of them) take an inline fast path: a
     dict lookup or a C-level regex per record, with a message built only on a failure. The
     top-level text fields of the files in `texts_elsewhere` are checked by another process
-    (`file_checks`, in pnp.rules.check's validating child).
+    (`file_checks`, in pnp.rules.check's validating child). `only`: the files to look at (the
+    rest are another process's part).
     """
     if not sites:
         return
@@ -106,6 +108,8 @@ def check_records(
     fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
     slow = [s for s in sites if not (_fast_ref(s) or (len(s.path) == 1 and s.what == "text"))]
     for record_file in index.files_by_kind.get(kind, []):
+        if only is not None and not only(record_file):
+            continue
         uniform = id(record_file) in index.uniform
         # columns, comprehensions and set operations keep the clean case's per-record cost at C
         # level, and a file another process read unparsed (pnp.project.recordfile.RecordFile.column)
