@@ -28,6 +28,7 @@ from runpnp import pnp
 from watchkit import WatchProcess, copy_fixture, wait_until
 
 from pnp.core.output import MANIFEST, TEMPORARY
+from pnp.live.watch import Watcher, WatchOptions
 from pnp.project.stamp import STAMP
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="finds the watch's child in /proc")
@@ -189,3 +190,26 @@ def test_once_the_saves_pause_the_outputs_are_a_fresh_build_s(seen: Seen) -> Non
         assert watched[name] == data, name
     assert not temporaries(seen.project / "watched-output")
     assert seen.exit_code == 130 and not any("Traceback" in line or "error" in line for line in seen.stderr)
+
+
+def test_what_the_rest_build_finds_in_its_child_is_printed_once_and_shown(tmp_path: Path) -> None:
+    """The watcher in this process, its rest build in a child: what that finds comes back to be
+    printed (once) and shown on the page."""
+    project = copy_fixture(tmp_path)
+    (project / "sheets").mkdir()
+    (project / "sheets" / "aid.yaml").write_text(SHEET.replace("aid.pdf", "../escape.pdf"))
+    out = io.StringIO()
+    watcher = Watcher(project / "pnp.toml", WatchOptions(build=True), out)
+    watcher.round()
+    watcher.start_rest()
+    child = watcher.rest_child
+    assert child is not None and child.running  # in a child process
+    wait_until(watcher.collect_rest, what="the rest build's outcome")
+    assert watcher.rest_child is None and state(child.pid) == ""  # reaped
+    escape = (
+        "sheets/aid.yaml:3:9: error[sheet-error]: output '../escape.pdf' leads outside the output folder; "
+        "written to aid-aid.pdf instead (at /output)"
+    )
+    assert out.getvalue().splitlines().count(escape) == 1
+    assert [p.code for p in watcher.preview.snapshot.problems] == ["sheet-error"]
+    assert not (tmp_path / "escape.pdf").exists() and not temporaries(project / "output")

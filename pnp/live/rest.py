@@ -100,23 +100,13 @@ class RestChild:
         ended = _how(self.ended_by)
         return RestOutcome(failure=f"the build of the combined files and sheets ended without a result ({ended})")
 
-    def wait(self) -> RestOutcome:
-        """Wait for the child's outcome."""
-        while True:
-            outcome = self.poll(timeout=1.0)
-            if outcome is not None or not self.running:
-                return outcome or RestOutcome()
-
     def abandon(self) -> bool:
         """Kill the child now; whether it was still at work (then its partial work is for
         `discard_partial`). A child that had finished is reaped, its outcome dropped."""
         if not self.running:
             return False
         finished = bool(select.select([self._read], [], [], 0)[0])
-        try:
-            os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        os.kill(self.pid, signal.SIGKILL)  # not reaped yet: the pid is still this child's
         self._reap()
         return not finished
 

@@ -153,17 +153,17 @@ class Watcher:
                 pass
         self.build_rest()
 
-    def collect_rest(self, timeout: float = 0.0) -> bool:
-        """Report the rest build if it has ended (waiting up to `timeout` s); whether it has."""
+    def collect_rest(self, _changed: Iterable[Path] = ()) -> bool:
+        """Report the rest build if it has ended; whether it has (or none runs)."""
         child = self.rest_child
-        outcome = child.poll(timeout) if child is not None else None
+        outcome = child.poll() if child is not None else None
         if outcome is None:
             return child is None
         self.rest_child = None
         self._rest_done(outcome)
         return True
 
-    def abandon_rest(self) -> None:
+    def abandon_rest(self, _changed: Iterable[Path] = ()) -> None:
         """A save came: the rest build under way is killed and what it staged removed (every
         output stays the old complete file or is the new complete one); the save's round makes
         it due again. One that had ended meanwhile is reported instead."""
@@ -243,7 +243,7 @@ def watch_filter(project: Project) -> Callable[[Any, str], bool]:
     return accept
 
 
-def _guarded(round_: Callable[[Iterable[Path]], None], changed: Iterable[Path]) -> None:
+def _guarded(round_: Callable[[Iterable[Path]], object], changed: Iterable[Path]) -> None:
     """A round that fails on a bug in pnp says so in one line, and the watch goes on."""
     import os
 
@@ -295,10 +295,10 @@ def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdo
                 _guarded(watcher.round, ())
                 print("pnp watch: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
             elif changes:
-                watcher.abandon_rest()  # a save during the rest build: its round does not wait for it
+                _guarded(watcher.abandon_rest, ())  # a save during the rest build: its round does not wait
                 _guarded(watcher.round, [Path(path) for _, path in changes])
             elif watcher.rest_child is not None:
-                watcher.collect_rest()
+                _guarded(watcher.collect_rest, ())
             elif watcher.rest_due():  # the saves paused: the combined files and sheets
                 _guarded(watcher.start_rest, ())
     except KeyboardInterrupt:
