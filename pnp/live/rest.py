@@ -15,6 +15,7 @@ calls up to date when it is not (the next build redoes it). What it staged is re
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import select
@@ -49,6 +50,9 @@ class RestChild:
     """`build` running in a forked child; `poll` collects its outcome, `abandon` kills it."""
 
     def __init__(self, build: Callable[[], tuple[Problem, ...]]) -> None:
+        for stream in (sys.stdout, sys.stderr):  # else the child would write their buffers again
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
         read, write = os.pipe()
         interrupt = {signal.SIGINT}
         pid = -1
