@@ -8,7 +8,9 @@ edit redraws the faces it touches and a sheet file or an unrelated record redraw
 build`'s manifest rebuilds only the kind PDFs whose inputs changed. A round writes the kinds'
 own PDFs only (in place when it ends); the combined files, read-me pages and sheets, which read
 every kind, are built once the saves pause for `REST_QUIET_S`, so that a run of saves is not
-held up by them. A file saved half-way is a problem of that round, never the end of the watch.
+held up by them; that build runs in a child process (pnp.live.rest), and a save made while it
+runs abandons it, so that the save's round starts at once (the rest is built after the next
+pause). A file saved half-way is a problem of that round, never the end of the watch.
 The preview's model is pnp.live.preview.
 """
 
@@ -24,6 +26,7 @@ from typing import IO, Any
 
 from pnp.core.problems import Problem
 from pnp.live.preview import PREVIEW_DPI, Checked, Preview, Snapshot, load_and_check, problem_line
+from pnp.live.rest import RestChild, RestOutcome, can_abandon, discard_partial, outcome_of
 from pnp.project.config import ConfigError, Project, load_project
 
 
@@ -38,6 +41,13 @@ def rebuild_outputs(project: Project, kinds_only: bool = False) -> tuple[list[Pa
     options = BuildOptions(paper=project.paper, duplex=cast(Duplex, project.duplex), kinds_only=kinds_only)
     result = run_build(project, options)
     return list(result.written), list(result.problems)
+
+
+def prepare_rest_builds() -> None:
+    """What every rest build imports, imported once here, before the children are forked."""
+    from pnp.outputs.build import preload_whole_build
+
+    preload_whole_build()
 
 
 REST_QUIET_S = 2.0
@@ -72,6 +82,9 @@ class Watcher:
         self.round_ended = 0.0  # time.monotonic() at the end of the last round
         self.checked: Checked | None = None  # the last round's
         self.round_problems: tuple[Problem, ...] = ()  # what it found itself (check, drawing, kinds' PDFs)
+        self.rest_child: RestChild | None = None  # the rest build under way, in a child a save abandons
+        self.rest_prepared = False  # the modules of the rest build are imported (once, before the first child)
+        self.rests_abandoned = 0  # rest builds a save cut short (tests and the benchmark count them)
 
     def classify(self, paths: Iterable[Path]) -> None:
         """A changed pnp.toml is read again. (Images and fonts need nothing here: each face's
@@ -121,14 +134,64 @@ class Watcher:
         return self.rest_pending and time.monotonic() - self.round_ended >= REST_QUIET_S
 
     def build_rest(self, _changed: Iterable[Path] = ()) -> None:
-        """The rest of `pnp build` after the rounds' kind PDFs: combined files, read-me pages,
-        sheets. What it finds that the last round did not print is printed (and shown)."""
+        """The rest of `pnp build` after the rounds' kind PDFs (combined files, read-me pages,
+        sheets), here and now, until it ends."""
         self.rest_pending = False
+        self._rest_done(outcome_of(self._rest_problems))
+
+    def start_rest(self, _changed: Iterable[Path] = ()) -> None:
+        """The rest build, in a child process that a save may abandon (here, where there is no fork)."""
+        if can_abandon():
+            if not self.rest_prepared:
+                prepare_rest_builds()
+                self.rest_prepared = True
+            try:
+                self.rest_child = RestChild(self._rest_problems)
+                self.rest_pending = False
+                return
+            except OSError:  # no process to spare: built here
+                pass
+        self.build_rest()
+
+    def collect_rest(self, _changed: Iterable[Path] = ()) -> bool:
+        """Report the rest build if it has ended; whether it has (or none runs)."""
+        child = self.rest_child
+        outcome = child.poll() if child is not None else None
+        if outcome is None:
+            return child is None
+        self.rest_child = None
+        self._rest_done(outcome)
+        return True
+
+    def abandon_rest(self, _changed: Iterable[Path] = ()) -> None:
+        """A save came: the rest build under way is killed and what it staged removed (every
+        output stays the old complete file or is the new complete one); the save's round makes
+        it due again. One that had ended meanwhile is reported instead."""
+        child = self.rest_child
+        if child is None or self.collect_rest():
+            return
+        self.rest_child = None
+        if child.abandon():
+            self.rests_abandoned += 1
         try:
-            _, built = rebuild_outputs(self.project)
-        except ConfigError:
+            discard_partial(self.project.output)
+        except (OSError, ConfigError) as err:  # the next build's run cleans up again, or reports it
+            print(f"pnp watch: {err}", file=sys.stderr, flush=True)
+
+    def _rest_problems(self) -> tuple[Problem, ...]:
+        return tuple(rebuild_outputs(self.project)[1])
+
+    def _rest_done(self, outcome: RestOutcome) -> None:
+        """What the rest build found that the last round did not print is printed (and shown)."""
+        if outcome.failure:
+            print(
+                f"pnp watch: internal error: {outcome.failure} (set PNP_DEBUG=1 for a traceback, and please report it)",
+                file=sys.stderr,
+                flush=True,
+            )
+        if outcome.config_changed or outcome.failure:
             return  # pnp.toml changed since the round: the next round reports it
-        rest = tuple(p for p in built if p not in self.round_problems)
+        rest = tuple(p for p in outcome.problems if p not in self.round_problems)
         if rest == self.rest_problems:
             return
         self.rest_problems = rest
@@ -180,7 +243,7 @@ def watch_filter(project: Project) -> Callable[[Any, str], bool]:
     return accept
 
 
-def _guarded(round_: Callable[[Iterable[Path]], None], changed: Iterable[Path]) -> None:
+def _guarded(round_: Callable[[Iterable[Path]], object], changed: Iterable[Path]) -> None:
     """A round that fails on a bug in pnp says so in one line, and the watch goes on."""
     import os
 
@@ -232,11 +295,15 @@ def run_watch(project_file: Path, options: WatchOptions, out: IO[str] = sys.stdo
                 _guarded(watcher.round, ())
                 print("pnp watch: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
             elif changes:
+                _guarded(watcher.abandon_rest, ())  # a save during the rest build: its round does not wait
                 _guarded(watcher.round, [Path(path) for _, path in changes])
+            elif watcher.rest_child is not None:
+                _guarded(watcher.collect_rest, ())
             elif watcher.rest_due():  # the saves paused: the combined files and sheets
-                _guarded(watcher.build_rest, ())
+                _guarded(watcher.start_rest, ())
     except KeyboardInterrupt:
         stop.set()
+        watcher.abandon_rest()
         if server is not None:
             server.stop()
         print("pnp watch: stopped", file=sys.stderr, flush=True)

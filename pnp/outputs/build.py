@@ -441,3 +441,14 @@ def _build_sheets(
 
 class _Discard(Exception):
     """Raised inside an atomic write to throw the new file away."""
+
+
+def preload_whole_build() -> None:
+    """Import now what a whole build needs beyond the kinds' own PDFs (the sheets, the combined
+    file's pikepdf), so that builds forked from this process (`pnp watch`'s rest build,
+    pnp.live.rest) start with them instead of importing them each time."""
+    import pikepdf  # noqa: F401 - imported for the forked builds
+
+    import pnp.drawing.miniature
+    import pnp.outputs.stale
+    import pnp.sheets.build  # noqa: F401
