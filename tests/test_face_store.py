@@ -135,3 +135,24 @@ def test_fold_sheets_copy_their_pages_too(project: Path, tmp_path: Path) -> None
     scratch = tmp_path / "cold-fold"
     shutil.copytree(project, scratch, ignore=shutil.ignore_patterns("output"))
     assert warm == folded(scratch)[1]
+
+
+def test_a_project_font_that_copies_a_bundled_one_keeps_faces(tmp_path: Path) -> None:
+    """reportlab registers a second file of the same face as an alias of the first (a project's
+    fonts/Plain.ttf that is DejaVuSans): faces are still kept, whatever was drawn before in the
+    process (this once depended on which test ran first)."""
+    target = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    (target / "fonts").mkdir(exist_ok=True)
+    shutil.copy(ROOT / "pnp" / "fonts" / "DejaVuSans.ttf", target / "fonts" / "Plain.ttf")
+    layout_path = target / "layouts" / "test-spell.json"
+    layout = json.loads(layout_path.read_text(encoding="utf-8"))
+    plain = {"name": "plain", "type": "text", "x": 4, "y": 17, "w": 17, "h": 4, "size": 4, "font": "fonts/Plain.ttf"}
+    layout["front"]["elements"].append({**plain, "text": "{{ name }}"})
+    layout_path.write_text(json.dumps(layout), encoding="utf-8")
+    first, _ = build(target)
+    assert first == 2 * 12 + 5
+    for kind in ("test.card", "test.spell"):
+        assert (target / "output" / ".pnp-cache" / "faces" / f"{kind}.faces").is_file(), kind
+    edit(target / "cards" / "spells.json", "spell-3", name="Spell three")
+    assert build(target)[0] == 1

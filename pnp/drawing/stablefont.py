@@ -103,6 +103,8 @@ def stable(doc: Any) -> bool:
     preset = _PRESET_COUNTS.get(doc, {})
     for name in pdfmetrics.getRegisteredFontNames():
         font = pdfmetrics.getFont(name)
+        if getattr(font, "fontName", name) != name:  # reportlab's alias for a face registered before
+            continue  # (a project font that is a copy of another): checked under its own name
         state = getattr(font, "state", {}).get(doc) if isinstance(font, TTFont) else None
         if state is None:
             continue

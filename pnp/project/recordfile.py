@@ -84,6 +84,14 @@ class RecordFile:
         """How many records the file has, without parsing one."""
         return self._count if self._records is None else len(self._records)
 
+    def forget_records(
+        self, columns: dict[str, list[Any]] | None, fill: Callable[[RecordFile], None], count: int | None = None
+    ) -> None:
+        """Keep `columns` of the records instead of the records, which `fill` makes again from
+        `raw` on first use; `count`: how many records (default: as many as now)."""
+        self._count = len(self._records or ()) if count is None else count
+        self._columns, self._fill, self._records = columns, fill, None
+
     def column(self, key: str) -> list[Any]:
         """Each record's value of `key`, None where it has none (or is no object): what the index
         and the reference checks read, so that a file read elsewhere is not parsed for them."""

@@ -172,6 +172,19 @@ def _take_records(record_file: RecordFile, data: Any) -> bool:
     return True
 
 
+def parse_later(declared: tuple[str, str] | None) -> Callable[[RecordFile], None]:
+    """How a JSON record file whose records were not kept gets them back from its bytes, exactly
+    as `load_file` and `declare_kind` (`declared`: kind, id field) made them; its findings are
+    in already (the duplicate keys are not looked for again)."""
+
+    def fill(record_file: RecordFile) -> None:
+        parsed = parse_bytes(record_file.raw, check_duplicates=False)
+        if parsed.ok and _take_records(record_file, parsed.data) and declared is not None:
+            declare_kind(record_file, *declared)
+
+    return fill
+
+
 def read_elsewhere(
     path: Path,
     display: str,
@@ -183,28 +196,11 @@ def read_elsewhere(
     declared: tuple[str, str] | None,
 ) -> RecordFile:
     """A JSON record file another process read and checked: its bytes, its parse findings, its
-    record count and the columns it sent. Its records are parsed here on first use, exactly as
-    `load_file` and `declare_kind` (`declared`: kind, id field) would have made them."""
-    if not count:
-        return RecordFile(path, display, raw, [], is_array, findings, kind=declared[0] if declared else None)
-
-    def fill(record_file: RecordFile) -> None:
-        parsed = parse_bytes(record_file.raw, check_duplicates=False)  # its findings are in already
-        if parsed.ok and _take_records(record_file, parsed.data) and declared is not None:
-            declare_kind(record_file, *declared)
-
-    return RecordFile(
-        path,
-        display,
-        raw,
-        None,
-        is_array,
-        findings,
-        kind=declared[0] if declared else None,
-        _columns=columns,
-        _count=count,
-        _fill=fill,
-    )
+    record count and the columns it sent; its records are parsed here on first use (`parse_later`)."""
+    record_file = RecordFile(path, display, raw, [], is_array, findings, kind=declared[0] if declared else None)
+    if count:
+        record_file.forget_records(columns, parse_later(declared), count)
+    return record_file
 
 
 def declare_kind(record_file: RecordFile, kind: str, id_field: str) -> None:

@@ -131,9 +131,9 @@ def load_for_check(project: Project, options: CheckOptions) -> tuple[LoadedProje
     checked_paths = [p.resolve() for p in options.paths]
     extra = [p for p in checked_paths if not p.is_relative_to(project.records)]
     if options.jobs:  # asked for: used whatever the project's size
-        loaded, validation = load_and_validate(project, extra, options.jobs, min_bytes=0)
+        loaded, validation = load_and_validate(project, extra, options.jobs, min_bytes=0, forget=True)
     else:
-        loaded, validation = load_and_validate(project, extra, auto_jobs())
+        loaded, validation = load_and_validate(project, extra, auto_jobs(), forget=True)
     return loaded, validation, checked_paths
 
 

@@ -13,7 +13,7 @@ import mmap
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from itertools import accumulate
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -22,8 +22,15 @@ from pnp.core.workers import Child, can_fork
 from pnp.project.config import Project
 from pnp.project.fields import FieldGuide
 from pnp.project.jsonfile import json_type
-from pnp.project.loaded import LoadedProject, file_kinds, load_icon_specs, load_project_records, load_record_file
-from pnp.project.records import RecordFile, read_elsewhere
+from pnp.project.loaded import (
+    LoadedProject,
+    file_kinds,
+    has_layouts,
+    load_icon_specs,
+    load_project_records,
+    load_record_file,
+)
+from pnp.project.records import RecordFile, parse_later, read_elsewhere
 from pnp.project.schemas import SchemaSet
 from pnp.rules import xrefs
 
@@ -103,7 +110,7 @@ class Validation:
     Files loaded without it (pnp build's load) are validated on first use of `findings`.
     """
 
-    def __init__(self, jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES) -> None:
+    def __init__(self, jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES, forget: bool = False) -> None:
         self.jobs, self.min_bytes = jobs, min_bytes
         self.loaded: LoadedProject | None = None
         self._pending: list[tuple[Child[Reported], list[tuple[Path, str]], Slots]] = []
@@ -113,6 +120,9 @@ class Validation:
         self._validated: set[Path] = set()
         self._file_checked: set[Path] = set()
         self._forked = False
+        self._forget = False
+        self._id_fields: list[str] = []
+        self.forget = forget  # drop the records of a file once checked where nothing draws them
 
     @property
     def delegated(self) -> set[Path]:
@@ -125,6 +135,8 @@ class Validation:
         """Fork the children that read shares of `paths`; the paths they take."""
         icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
         self._context = (project, schemas, guide, icons)
+        self._id_fields = sorted({spec.id for spec in project.kinds.values()})
+        self._forget = self.forget and not has_layouts(project)
         self._forked = False
         for share in validation_shares(paths, self.jobs, self.min_bytes):
             self._forked = True
@@ -144,6 +156,22 @@ class Validation:
             record_file.digest = hashlib.sha256(record_file.raw).digest()
         self._validated.add(record_file.path)
         self._file_checked.add(record_file.path)
+        if self._forget and record_file.locator is None and record_file.raw and record_file.count:
+            self._forget_records(record_file, kinds, one_kind)
+
+    def _forget_records(self, record_file: RecordFile, kinds: set[str], one_kind: bool) -> None:
+        """Keep only the columns of a JSON file whose records nothing will draw (a check without
+        layouts): 100,000 records held to the end cost a fifth of such a check in page faults.
+        They are parsed again from `raw` if a rule asks for them (pnp.project.records.parse_later)."""
+        assert self._context is not None
+        project, schemas, _, _ = self._context
+        columns = _columns(record_file.records, kinds, one_kind, schemas, self._id_fields)
+        if columns is None:
+            return
+        if "kind" not in columns:  # one kind (see _columns)
+            columns["kind"] = [next(iter(kinds))] * record_file.count
+        spec = project.declared_kind(record_file.path)
+        record_file.forget_records(columns, parse_later((spec.name, spec.id) if spec else None))
 
     def collect(self) -> dict[Path, Read | None]:
         """The files the children read, with what they found (a failed child's share is read here)."""
@@ -239,11 +267,16 @@ class Validation:
 
 
 def load_and_validate(
-    project: Project, extra: Iterable[Path] = (), jobs: int = 1, min_bytes: int = PARALLEL_MIN_BYTES
+    project: Project,
+    extra: Iterable[Path] = (),
+    jobs: int = 1,
+    min_bytes: int = PARALLEL_MIN_BYTES,
+    forget: bool = False,
 ) -> tuple[LoadedProject, Validation]:
     """Load the project (pnp.project), each file validated and checked as it is read, with
-    `jobs` - 1 children forked before parsing to read their share of the files."""
-    validation = Validation(jobs, min_bytes)
+    `jobs` - 1 children forked before parsing to read their share of the files; `forget`: keep
+    only columns of the records where no layout will draw them (see Validation._forget_records)."""
+    validation = Validation(jobs, min_bytes, forget)
     loaded = load_project_records(project, extra, validation)
     validation.loaded = loaded
     return loaded, validation
@@ -302,12 +335,7 @@ def _read_share(
         for _ in _validate_file(schemas, record_file, found, (kinds, one_kind)):
             pass
         checked = list(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
-        columns = None
-        if one_kind or all(type(r) is dict for r in records):  # else: parsed in the main process if asked
-            keys = {"id", *id_fields, *(k for kind in kinds for k in xrefs.column_keys(schemas.sites(kind)))}
-            if not (one_kind and len(kinds) == 1):
-                keys.add("kind")
-            columns = {key: [r.get(key) for r in records] for key in sorted(keys)}
+        columns = _columns(records, kinds, one_kind, schemas, id_fields)
         raw = record_file.raw
         reported.append(
             FileReport(
@@ -326,6 +354,20 @@ def _read_share(
             )
         )
     return reported
+
+
+def _columns(
+    records: list[Any], kinds: set[str], one_kind: bool, schemas: SchemaSet, id_fields: list[str]
+) -> dict[str, list[Any]] | None:
+    """What the index and the reference checks read of a file's records (RecordFile.column): the
+    ids, the kinds (unless one kind: see Validation._adopt) and the top-level references. None
+    where an item is no object: such a file is parsed again if its records are asked for."""
+    if not (one_kind or all(type(r) is dict for r in records)):
+        return None
+    keys = {"id", *id_fields, *(k for kind in kinds for k in xrefs.column_keys(schemas.sites(kind)))}
+    if not (one_kind and len(kinds) == 1):
+        keys.add("kind")
+    return {key: list(map(dict.get, records, repeat(key))) for key in sorted(keys)}
 
 
 def _validate_file(
