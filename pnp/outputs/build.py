@@ -158,13 +158,14 @@ def _build_checked(
     )
     digests_checked = check_digests(loaded, code) if as_checked else None
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
+    names = kind_names(loaded)  # each sheet's label names its kind by the schema's title
     for kind in kinds:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
         faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
-        preset = kind_preset(loaded, layout, kind)  # the characters its fonts are preset with: in its bytes
+        preset = kind_preset(loaded, layout, kind, names.get(kind, kind))  # its fonts' preset characters: in its bytes
         geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(
             loaded,
@@ -177,6 +178,7 @@ def _build_checked(
             own.gutter,
             *geometry,
             [*faces.values(), preset],
+            names.get(kind, kind),  # the sheets' label
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
@@ -206,7 +208,8 @@ def _build_checked(
             game = project.game(kind)
             checked = None if digests_checked is None else CheckCache(check_cache_file(project, kind), digests_checked)
             found = render_kind(
-                loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind, store=store, check_cache=checked
+                loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=names.get(kind, kind), store=store,
+                check_cache=checked,
             )
             if localized is not None:
                 found = localized.relocate(found, kind)
@@ -400,8 +403,9 @@ def _part(
     faces = count_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
     own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
     part = Part(
-        path, kind, faces, renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
-    )
+        path, kind, faces, renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own,
+        kind_names(loaded).get(kind, ""),
+    )  # fmt: skip
     if known is not None:
         known[kind] = part
     return part
