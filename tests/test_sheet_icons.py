@@ -124,11 +124,16 @@ def pixels(rules_pdf: Path) -> Image.Image:
         pdf.close()
 
 
-def colour_box(img: Image.Image, box: tuple[float, float, float, float], colour: str) -> tuple[int, int, int, int] | None:
+def colour_box(
+    img: Image.Image, box: tuple[float, float, float, float], colour: str
+) -> tuple[int, int, int, int] | None:
     """The pixel bounds of the pure red or blue drawn inside `box` (points, top-left origin), or None."""
     x0, top, x1, bottom = (int(v * SCALE) for v in box)
     region = img.crop((x0, top, x1, bottom))
-    want = {"red": lambda p: p[0] > 200 and p[1] < 60 and p[2] < 60, "blue": lambda p: p[2] > 200 and p[0] < 60 and p[1] < 60}[colour]
+    want = {
+        "red": lambda p: p[0] > 200 and p[1] < 60 and p[2] < 60,
+        "blue": lambda p: p[2] > 200 and p[0] < 60 and p[1] < 60,
+    }[colour]
     xs: list[int] = []
     ys: list[int] = []
     data = region.load()
@@ -149,14 +154,18 @@ def word(words: list[dict[str, object]], text: str, nth: int = 0) -> dict[str, f
     return {k: float(v) for k, v in found[nth].items() if k in ("x0", "x1", "top", "bottom")}  # type: ignore[arg-type]
 
 
-def between(img: Image.Image, before: dict[str, float], after: dict[str, float], colour: str) -> tuple[int, int, int, int]:
+def between(
+    img: Image.Image, before: dict[str, float], after: dict[str, float], colour: str
+) -> tuple[int, int, int, int]:
     """The icon drawn on the line of `before`, between it and `after`: asserted there, its pixel box."""
     box = colour_box(img, (before["x1"], before["top"] - 4, after["x0"], before["bottom"] + 4), colour)
     assert box is not None, (colour, before, after)
     return box
 
 
-def test_no_token_and_no_pill_text_where_an_icon_has_an_image(page_words: tuple[list[dict[str, object]], str, float, float]) -> None:
+def test_no_token_and_no_pill_text_where_an_icon_has_an_image(
+    page_words: tuple[list[dict[str, object]], str, float, float],
+) -> None:
     _words, text, _w, _h = page_words
     assert "{ruby}" not in text and "{sapphire}" not in text
     assert "RUBYLABEL" not in text and "SAPPHIRELABEL" not in text
@@ -180,7 +189,9 @@ def test_svg_and_png_icons_drawn_where_the_token_is_at_the_text_size(
     assert box is not None  # the icon starts the bullet's line, after the bullet
 
 
-def test_icons_in_table_cells_facts_and_headers(page_words: tuple[list[dict[str, object]], str, float, float], pixels: Image.Image) -> None:
+def test_icons_in_table_cells_facts_and_headers(
+    page_words: tuple[list[dict[str, object]], str, float, float], pixels: Image.Image
+) -> None:
     words, _text, _w, _h = page_words
     between(pixels, word(words, "Costs"), word(words, "and"), "red")
     between(pixels, word(words, "and"), word(words, "each"), "blue")
@@ -196,7 +207,9 @@ def test_icons_wrap_with_the_words_inside_the_frame(
 ) -> None:
     words, _text, width, _h = page_words
     start = word(words, "WRAP")
-    lines = sorted({round(float(w["top"])) for w in words if w["text"] == "word" and float(w["top"]) >= start["top"] - 1})
+    lines = sorted(
+        {round(float(w["top"])) for w in words if w["text"] == "word" and float(w["top"]) >= start["top"] - 1}
+    )
     assert len(lines) >= 3  # 60 icons and words run over several lines
     frame_right = width - 15 * 72 / 25.4
     for top in lines:
