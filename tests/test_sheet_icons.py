@@ -1,7 +1,7 @@
 """Sheets draw `{icon}` tokens as the icon's image, as cards do, and label kinds by their schema title.
 
 A small game of its own, written here: an SVG icon (a red square), a PNG icon (a blue square) and
-an icon with no image (its label on its colour), in a paragraph, a heading, a bullet, a facts row
+a JPEG icon (green) and an icon with no image (its label on its colour), in a paragraph, a heading, a bullet, a facts row
 and table cells; two `"x-card": false` kinds no sheet file covers (one with a schema `title`, one
 without) get generic sheets. Built once through the CLI; the PDFs are read back with pdfplumber
 (text and word positions) and pypdfium2 (pixels).
@@ -32,7 +32,7 @@ output: "{game}/aids/rules.pdf"
 title: Gem rules
 blocks:
   - {type: heading, text: "Heading {ruby} here"}
-  - {type: text, text: "Gain 2 {ruby} now. Pay 1 {sapphire} later. Keep {plain} too."}
+  - {type: text, text: "Gain 2 {ruby} now. Pay 1 {sapphire} later. Keep {plain} too. Take 3 {emerald} always."}
   - type: bullets
     items: ["{sapphire} Bullet line"]
   - type: facts
@@ -61,9 +61,11 @@ def write_project(root: Path) -> Path:
     )
     (root / "layouts" / "art" / "ruby.svg").write_text(SVG_RED, encoding="utf-8")
     Image.new("RGB", (16, 16), (0, 0, 255)).save(root / "layouts" / "art" / "sapphire.png")
+    Image.new("RGB", (16, 16), (0, 255, 0)).save(root / "layouts" / "art" / "emerald.jpg", quality=95)
     icons = {
         "ruby": {"label": "RUBYLABEL", "color": "#00aa00", "image": "layouts/art/ruby.svg"},
         "sapphire": {"label": "SAPPHIRELABEL", "color": "#00aa00", "image": "layouts/art/sapphire.png"},
+        "emerald": {"label": "EMERALDLABEL", "color": "#00aa00", "image": "layouts/art/emerald.jpg"},
         "plain": {"label": "PLAINLABEL", "color": "#00aa00"},
     }
     (root / "layouts" / "icons.json").write_text(json.dumps({"icons": icons}), encoding="utf-8")
@@ -133,6 +135,7 @@ def colour_box(
     want = {
         "red": lambda p: p[0] > 200 and p[1] < 60 and p[2] < 60,
         "blue": lambda p: p[2] > 200 and p[0] < 60 and p[1] < 60,
+        "green": lambda p: p[1] > 200 and p[0] < 60 and p[2] < 60,
     }[colour]
     xs: list[int] = []
     ys: list[int] = []
@@ -168,18 +171,19 @@ def test_no_token_and_no_pill_text_where_an_icon_has_an_image(
 ) -> None:
     _words, text, _w, _h = page_words
     assert "{ruby}" not in text and "{sapphire}" not in text
-    assert "RUBYLABEL" not in text and "SAPPHIRELABEL" not in text
+    assert "RUBYLABEL" not in text and "SAPPHIRELABEL" not in text and "EMERALDLABEL" not in text
     assert "ruby" not in text.lower().replace("gem rules", "")
     assert "PLAINLABEL" in text  # an icon without an image keeps its label on its colour
 
 
-def test_svg_and_png_icons_drawn_where_the_token_is_at_the_text_size(
+def test_svg_png_and_jpeg_icons_drawn_where_the_token_is_at_the_text_size(
     page_words: tuple[list[dict[str, object]], str, float, float], pixels: Image.Image
 ) -> None:
     words, _text, _w, _h = page_words
     ruby = between(pixels, word(words, "2"), word(words, "now."), "red")  # body text, 9 pt
     sapphire = between(pixels, word(words, "1"), word(words, "later."), "blue")
-    for x0, top, x1, bottom in (ruby, sapphire):  # a 1.2 em square, as cards draw it
+    emerald = between(pixels, word(words, "3"), word(words, "always."), "green")  # a JPEG
+    for x0, top, x1, bottom in (ruby, sapphire, emerald):  # a 1.2 em square, as cards draw it
         assert abs((bottom - top) / SCALE - 1.2 * 9) < 1.0, (top, bottom)
         assert abs((x1 - x0) / SCALE - 1.2 * 9) < 1.0, (x0, x1)
     heading = between(pixels, word(words, "Heading"), word(words, "here"), "red")  # h2, 11.5 pt
@@ -195,7 +199,7 @@ def test_icons_in_table_cells_facts_and_headers(
     words, _text, _w, _h = page_words
     between(pixels, word(words, "Costs"), word(words, "and"), "red")
     between(pixels, word(words, "and"), word(words, "each"), "blue")
-    between(pixels, word(words, "3"), word(words, "then"), "red")  # a table cell: the record's cost, then the icon
+    between(pixels, word(words, "3", 1), word(words, "then"), "red")  # a table cell: the record's cost, then the icon
     between(pixels, word(words, "then"), word(words, "end"), "blue")
     price = word(words, "Price")
     head = colour_box(pixels, (price["x1"], price["top"] - 3, price["x1"] + 14, price["bottom"] + 3), "blue")
