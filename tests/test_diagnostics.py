@@ -241,7 +241,7 @@ def test_combined_pdf_stays_duplex_correct_after_a_kind_without_backs(project: P
     combined = PdfReader(project / "output" / "test.pdf")
     assert len(tokens.pages) == 1 and len(cards.pages) % 2 == 0  # fronts only; fronts and backs
     texts = [page.extract_text() for page in combined.pages]
-    assert "Spell 1" in texts[0] and "test.aspell 1/3, fronts" in texts[0]
+    assert "Spell 1" in texts[0] and "Test spell 1/3, fronts" in texts[0]  # its label: the schema's title
     assert texts[1] == ""  # the token sheet's blank back: no face, no label
     assert "Card 00" in texts[2] and "card-00" in texts[3]  # card fronts on page 3, 5, ..., backs after them
     assert len(combined.pages) == 2 * len(tokens.pages) + len(cards.pages)

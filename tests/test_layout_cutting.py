@@ -43,7 +43,7 @@ def test_a_layout_chooses_its_own_cutting_style(tmp_path: Path) -> None:
     cards = trim_xs(project / "output" / "test" / "test.card.pdf")
     assert {round(b - a, 2) for a, b in zip(cards, cards[1:], strict=False)} == {63.0}, cards  # butted, as pnp.toml
     with pdfplumber.open(project / "output" / "test.pdf") as pdf:  # the combined file keeps the spells' style
-        page = next(p for p in pdf.pages if "test.spell" in (p.extract_text() or ""))
+        page = next(p for p in pdf.pages if "Test spell" in (p.extract_text() or ""))
         xs = sorted(
             {
                 round(line["x0"] / MM, 2)

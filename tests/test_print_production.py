@@ -30,6 +30,7 @@ def make_project(target: Path) -> Path:
     schema = json.loads((target / "schemas" / "test.spell.schema.json").read_text())
     schema["$id"] = schema["$id"].replace("test.spell", "test.relic")
     schema["properties"]["kind"] = {"const": "test.relic"}
+    del schema["title"]  # a kind without a title: its sheets' labels name it by its key
     (target / "schemas" / "test.relic.schema.json").write_text(json.dumps(schema))
     source = {"seed": "000_6347cdb41225c97f.txt", "section": "Test"}
     relics = [{"kind": "test.relic", "id": f"relic-{n}", "name": f"Relic {n}", "source": source} for n in range(1, 5)]
@@ -89,13 +90,16 @@ def test_combined_file_packs_kinds_of_one_size_onto_shared_sheets(packed: tuple[
 
 
 def test_sheets_name_their_file_kind_and_number(packed: tuple[Path, str]) -> None:
+    """Each sheet's label names its kind by the schema's title (the key when it has none: test.relic)."""
     project, _ = packed
+    card = "Test card: exercises every schema feature the checks rely on"
     with pdfplumber.open(project / "output" / "test" / "test.card.pdf") as pdf:
-        assert "test.card 2/2, fronts" in pdf.pages[2].extract_text()
-        assert "test.card 1/2, backs" in pdf.pages[1].extract_text()
+        assert f"{card} 2/2, fronts" in pdf.pages[2].extract_text()
+        assert f"{card} 1/2, backs" in pdf.pages[1].extract_text()
+        assert "test.card" not in pdf.pages[2].extract_text()
     with pdfplumber.open(project / "output" / "test.pdf") as pdf:
-        assert "test: test.card+test.relic 2/3, fronts" in pdf.pages[2].extract_text()
-        assert "test: test.spell 3/3, fronts" in pdf.pages[4].extract_text()
+        assert f"test: {card} + test.relic 2/3, fronts" in " ".join(pdf.pages[2].extract_text().split())
+        assert "test: Test spell 3/3, fronts" in pdf.pages[4].extract_text()
 
 
 def _mark_positions(page: pdfplumber.page.Page) -> tuple[list[float], list[float], list[float]]:

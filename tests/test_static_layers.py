@@ -4,7 +4,9 @@ The reference PNGs in tests/render_reference/ were rasterised (tests/rasterise.p
 from tests/build_project's PDFs as built by main before issue 16, when every element of every
 card was drawn in page coordinates and every line of text with its own drawString; but for
 test.card-4.png (the backs of the sheet that is not full), rasterised again after issue 27, whose
-backs now carry their bleed below the empty row where the old page stopped on the crop line.
+backs now carry their bleed below the empty row where the old page stopped on the crop line; and
+the sheet's label in the bottom margin of each, pasted from a new rendering when labels came to
+name a kind by its schema title ("Test card: ... 1/2, fronts", no longer "test.card 1/2, fronts").
 """
 
 from __future__ import annotations

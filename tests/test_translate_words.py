@@ -99,7 +99,7 @@ def test_enum_labels_and_generic_headings_are_extracted_checked_and_built(tmp_pa
         assert english not in sheet, sheet
     assert pnp(game, "build", "--lang", "en").returncode == 0
     english = page_text(game / "output" / "tale" / "sheets" / "tale.relic.pdf")
-    assert "Burning" in english and "Every record of tale.relic" in english
+    assert "Burning" in english and "Every record of Relics" in english and "tale.relic" not in english
     # a changed word rebuilds the sheet; a changed English label makes its entry stale
     set_msgstr(po, "label:tale.relic/power/fire", "Lodernd")
     assert pnp(game, "build", "--lang", "de").returncode == 0

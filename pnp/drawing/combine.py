@@ -54,6 +54,7 @@ class Part:
     has_back: bool
     shape: str = "rect"  # pnp.project.layout's `shape`: rect, rounded, round, hex
     spec: SheetSpec | None = None  # the sheets its own file was drawn on, when not the build's (a layout's cutting)
+    title: str = ""  # the kind's name on the sheet's label: its schema's title ("" : the kind's key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +202,7 @@ def write_combined(
     pages: list[list[tuple[_Placed, bool, bool]]] = []  # per page: each face, whether its back, on a token sheet
     for number, sheet in enumerate(layout, 1):
         sheet_spec = sheet.spec
-        kinds = "+".join(dict.fromkeys(parts[p.part].kind for p in sheet.faces))
+        kinds = " + ".join(dict.fromkeys(parts[p.part].title or parts[p.part].kind for p in sheet.faces))
         label = f"{name}: {kinds} {number}/{total}"
         fronts = [(p, False, sheet.tokens) for p in sheet.faces]
         backs = [(p, True, sheet.tokens) for p in sheet.faces if parts[p.part].has_back and sheet_spec.duplex != "none"]

@@ -494,11 +494,12 @@ def face_keys(loaded: Any, layout: Any, kind: str, digests: Any) -> dict[int, st
     return {id(record): digests.record_key(layout, kind, record) for _, _, record in loaded.records(kind)}
 
 
-def kind_preset(loaded: Any, layout: Any, kind: str) -> str:
-    """The characters a kind's fonts are preset with (pnp.drawing.stablefont)."""
+def kind_preset(loaded: Any, layout: Any, kind: str, name: str = "") -> str:
+    """The characters a kind's fonts are preset with (pnp.drawing.stablefont); `name`: the sheets'
+    label (the kind's schema title, or the kind)."""
     from pnp.drawing.stablefont import preset_chars
 
-    return preset_chars(preset_text(loaded, layout, kind, kind))
+    return preset_chars(preset_text(loaded, layout, kind, name or kind))
 
 
 def kind_store(

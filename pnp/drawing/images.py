@@ -27,11 +27,22 @@ def draw_icon_image(
     """An icons.json `image` inline at text size, centred at (cx, cy) in a `side` square: an SVG as
     vector paths (svglib), a PNG or JPEG as an image. False when the file is not in the project or
     cannot be read (the coloured disc is drawn instead)."""
+    art = load_icon_art(root, cache, source)
+    if art is None:
+        return False
+    place_icon_art(canvas, art, cx, cy, side)
+    return True
+
+
+def load_icon_art(root: Path, cache: dict[str, Any], source: str) -> Any:
+    """An icons.json `image`, read once per `cache`: an SVG as a reportlab drawing, a raster image as
+    its ImagePath; None when it is not a readable image file of the project (cards draw the disc,
+    sheets the label). Cards and sheets both read icons here: there is one SVG reader."""
     art = cache.get(source)
     if art is None:
         path, problem = project_file(root, source)
         if problem or path is None:
-            return False
+            return None
         try:
             if path.suffix.lower() == ".svg" and svg_problem(path, root):  # reported by pnp check; the disc stands in
                 art = None
@@ -54,13 +65,16 @@ def draw_icon_image(
         except Exception:  # noqa: BLE001 - svglib and PIL raise many kinds; the disc stands in
             art = None
         cache[source] = art or False
-    if not art:
-        return False
+    return art or None
+
+
+def place_icon_art(canvas: Canvas, art: Any, cx: float, cy: float, side: float) -> None:
+    """Art of load_icon_art centred at (cx, cy), fitted into a `side` square, its proportions kept."""
     if isinstance(art, ImagePath):
         canvas.drawImage(
             art, cx - side / 2, cy - side / 2, side, side, preserveAspectRatio=True, anchor="c", mask="auto"
         )
-        return True
+        return
     from reportlab.graphics import renderPDF
 
     scale = side / max(art.width, art.height, 1e-6)
@@ -69,7 +83,6 @@ def draw_icon_image(
     canvas.scale(scale, scale)
     renderPDF.draw(art, canvas, 0, 0)
     canvas.restoreState()
-    return True
 
 
 class ImagePath(str):

@@ -172,7 +172,8 @@ def write_cut_sheets(
 ) -> list[tuple[Face, Finding]]:
     """Draw every face, fronts then (if the layout has a back and duplex is on) the backs.
 
-    `name` ("mygame.unit") is printed in each sheet's margin with the sheet number, to sort a stack.
+    `name` (the kind's schema title, or "mygame.unit") is printed in each sheet's margin with the sheet
+    number, to sort a stack.
     `store` (pnp.drawing.facestore) reuses the drawing of faces that did not change. `save=False`
     (`pnp check`: only what drawing finds is wanted) leaves the PDF unwritten: no page is
     formatted or compressed.
@@ -341,7 +342,7 @@ def _registration(
     ink: tuple[float, float] = (math.inf, math.inf),
     marks: tuple[Mark, ...] = (),
 ) -> None:
-    """The sheet's name in its bottom margin ("mygame.unit 3/9, fronts"), to sort and match printed sheets,
+    """The sheet's name in its bottom margin ("Unit card 3/9, fronts"), to sort and match printed sheets,
     where no crop mark crosses it (pnp.drawing.impose.label_spot): slid along the margin between the
     marks, or in the left margin, turned, when the faces come too close to the bottom edge (9 cards on Letter)."""
     if not label:

@@ -158,13 +158,16 @@ def _build_checked(
     )
     digests_checked = check_digests(loaded, code) if as_checked else None
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
+    # each sheet's label names its kind by the schema's title; a translation has no catalog entry
+    # for it, so a language build keeps the kind's key (no source-language words on its pages)
+    labels = kind_names(loaded) if localized is None else {}
     for kind in kinds:
         layout = layouts.by_kind[kind]
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
         faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
-        preset = kind_preset(loaded, layout, kind)  # the characters its fonts are preset with: in its bytes
+        preset = kind_preset(loaded, layout, kind, labels.get(kind, kind))  # its fonts' preset characters: in its bytes
         geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(
             loaded,
@@ -177,6 +180,7 @@ def _build_checked(
             own.gutter,
             *geometry,
             [*faces.values(), preset],
+            labels.get(kind, kind),  # the sheets' label
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
@@ -206,7 +210,15 @@ def _build_checked(
             game = project.game(kind)
             checked = None if digests_checked is None else CheckCache(check_cache_file(project, kind), digests_checked)
             found = render_kind(
-                loaded, layout, kind, own, handle, f"{game.title}: {kind}", name=kind, store=store, check_cache=checked
+                loaded,
+                layout,
+                kind,
+                own,
+                handle,
+                f"{game.title}: {kind}",
+                name=labels.get(kind, kind),
+                store=store,
+                check_cache=checked,
             )
             if localized is not None:
                 found = localized.relocate(found, kind)
@@ -226,7 +238,9 @@ def _build_checked(
             stores.append(store)
         manifest.record(target, key)
         written.append(target)
-        sheets.append((target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known)], spec)))
+        sheets.append(
+            (target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known, labels.get(kind, ""))], spec))
+        )
     as_checked = digests_checked is not None
     sheet_results = _build_sheets(loaded, project, options, manifest, localized, as_checked)  # the read-me lists them
     names = kind_names(loaded)
@@ -240,7 +254,10 @@ def _build_checked(
         stopped = not options.keep_going and any(p.severity == "error" for p in problems)
         if stopped or not all(current(path).is_file() for path, *_ in entries):
             continue
-        parts = [_part(loaded, layout, kind, current(path), spec, parts_known) for path, _, layout, kind in entries]
+        parts = [
+            _part(loaded, layout, kind, current(path), spec, parts_known, labels.get(kind, ""))
+            for path, _, layout, kind in entries
+        ]
         front = b""  # the game's read-me page, first in its combined file
         own_sheets = 0
         if project.read_me:
@@ -386,10 +403,11 @@ def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:
 
 
 def _part(
-    loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec, known: dict[str, Part] | None = None
-) -> Part:
+    loaded: LoadedProject, layout: Layout, kind: str, path: Path, spec: SheetSpec, known: dict[str, Part] | None = None,
+    title: str = "",
+) -> Part:  # fmt: skip
     """A kind's file as the combined file reads it: how many faces, of what size (`known`: the
-    parts already worked out in this build, by kind)."""
+    parts already worked out in this build, by kind; `title`: its name on the sheets' labels)."""
     from pnp.drawing.combine import Part
     from pnp.drawing.pdf import count_faces
     from pnp.drawing.render import Renderer
@@ -400,7 +418,7 @@ def _part(
     faces = count_faces(renderer, [(None, record) for _, _, record in loaded.records(kind)])
     own = with_cutting(spec, layout.cutting, loaded.project.gutter_mm * MM)
     part = Part(
-        path, kind, faces, renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own
+        path, kind, faces, renderer.width, renderer.height, renderer.bleed, layout.has_back, renderer.shape, own, title
     )
     if known is not None:
         known[kind] = part

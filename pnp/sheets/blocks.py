@@ -9,7 +9,7 @@ Every problem is located at the sheet block that met it and names the record.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,10 @@ from reportlab.platypus.tableofcontents import TableOfContents
 
 from pnp.core.paths import image_problem, project_file
 from pnp.core.problems import Finding
+from pnp.drawing.images import load_icon_art
 from pnp.drawing.render import Icon, parse_markup
 from pnp.project.sheetfiles import SheetFile
+from pnp.sheets.inline import icon_tag, inline_icons
 from pnp.sheets.page import CELL_PAD, HEAD_BG, RULE, SANS, ZEBRA, Mark, Styles, Where
 from pnp.sheets.templates import Block, CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
@@ -42,20 +44,26 @@ class Drawer(Templates):
     height: float
     icons: dict[str, Icon]
     root: Path
+    icon_art: dict[str, Any] = field(default_factory=dict)  # icons.json images, read once (pnp.drawing.images)
     draw_card: CardHook | None = None
     refs: Callable[[dict[str, Any]], set[str]] = lambda _record: set()
     sections: int = 0
     fresh: bool = False  # nothing drawn yet: the next section starts on this page
     toc: bool = False
 
-    def markup(self, text: str) -> str:
-        """Card markup -> paragraph markup; a newline is a line break."""
+    def markup(self, text: str, images: bool = True) -> str:
+        """Card markup -> paragraph markup; a newline is a line break. An icon with an image becomes
+        an icon tag (drawn as its image by `rich`, pnp.sheets.inline); one without, or with
+        `images=False` (a table of contents, which makes its own paragraphs), its label on its colour."""
         out: list[str] = []
         for line_no, line in enumerate(text.split("\n")):
             if line_no:
                 out.append("<br/>")
             for run in parse_markup(line, self.icons):
                 if run.icon is not None:
+                    if images and self.icon_art_of(run.text[1:-1]) is not None:
+                        out.append(icon_tag(run.text[1:-1]))
+                        continue
                     color = run.icon.color.hexval().replace("0x", "#")
                     out.append(
                         f'<font backColor="{color}" color="#ffffff"><b>\u00a0{escape(run.icon.label)}\u00a0</b></font>'
@@ -69,8 +77,19 @@ class Drawer(Templates):
                 out.append(piece)
         return "".join(out)
 
+    def icon_art_of(self, name: str) -> Any:
+        """The icon's image as pnp.drawing.images reads it for cards (None: no image, or not readable)."""
+        icon = self.icons.get(name)
+        if icon is None or not icon.image:
+            return None
+        return load_icon_art(self.root, self.icon_art, icon.image)
+
+    def rich(self, text: str, style: Any, bullet: str | None = None) -> Paragraph:
+        """A paragraph of card markup, its icons drawn as their images."""
+        return inline_icons(Paragraph(self.markup(text), style, bulletText=bullet), self.icon_art_of)
+
     def paragraph(self, text: str, style: Any, where: Where, bullet: str | None = None) -> Paragraph:
-        para = Paragraph(self.markup(text), style, bulletText=bullet)
+        para = self.rich(text, style, bullet)
         para._pnp_where = where
         return para
 
@@ -105,7 +124,7 @@ class Drawer(Templates):
             heading._pnp_toc = (0, escape(title), f"section-{self.sections}")
         out.append(heading)
         if subtitle:
-            out.append(Paragraph(self.markup(subtitle), self.styles.subtitle))
+            out.append(self.rich(subtitle, self.styles.subtitle))
         return out
 
     def items(self, sheet: SheetFile, pointer: str, source: Any, scope: Scope) -> list[Any]:
@@ -162,7 +181,7 @@ def heading(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scop
     para = d.paragraph(text, style, Where(pointer, record_id(scope)))
     if block.get("toc"):
         d.toc = True
-        para._pnp_toc = (max(0, level - 2), d.markup(text), None)
+        para._pnp_toc = (max(0, level - 2), d.markup(text, images=False), None)
     para.keepWithNext = 1  # a heading never ends a page
     return [CondPageBreak({1: 100, 2: 80, 3: 60}[level]), para]
 
@@ -220,9 +239,7 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     data: list[list[Any]] = []
     if show_header:
         head = [
-            Paragraph(
-                d.markup(d.text(sheet, f"{pointer}/columns/{c}/header", col.get("header", ""), scope)), d.styles.head
-            )
+            d.rich(d.text(sheet, f"{pointer}/columns/{c}/header", col.get("header", ""), scope), d.styles.head)
             for c, col in enumerate(block["columns"])
             if col in columns
         ]
@@ -247,7 +264,7 @@ def _grid_of(
 ) -> Table:  # fmt: skip
     """A table of plain cells (card markup) under a header row."""
     data: list[list[Any]] = [
-        ([Paragraph("", d.styles.head)] if box_width else []) + [Paragraph(d.markup(h), d.styles.head) for h in headers]
+        ([Paragraph("", d.styles.head)] if box_width else []) + [d.rich(h, d.styles.head) for h in headers]
     ]
     for row in rows:
         cells: list[Any] = [Paragraph(BOX, d.styles.cell)] if box_width else []

@@ -73,7 +73,7 @@ def paper_size(paper: str) -> tuple[float, float]:
 def generic_sheet(kind: str, title: str, word: Callable[[str, str], str] = lambda _c, text: text) -> SheetFile:
     """Every record of a kind, every field, references by name: for a kind with no sheet file.
     `word`: its title and subtitle in a language (pnp.translation.sheetwords; they are templates, so escaped)."""
-    subtitle = "Every record of " + kind + " (generic reference sheet: add a sheet file to lay it out)"
+    subtitle = generic_subtitle(title)
     data: dict[str, Any] = {
         "document": "collection",
         "kinds": [kind],
@@ -89,6 +89,11 @@ def generic_sheet(kind: str, title: str, word: Callable[[str, str], str] = lambd
     }  # fmt: skip
     source = RecordFile(Path(f"<generic sheet for {kind}>"), f"<generic sheet for {kind}>", b"", [data], False)
     return SheetFile(f"generic-{kind}", source, data)
+
+
+def generic_subtitle(title: str) -> str:
+    """A generic sheet's subtitle: its kind by the schema's title (the key only when there is none)."""
+    return f"Every record of {title} (generic reference sheet: add a sheet file to lay it out)"
 
 
 def _literal(text: str) -> str:

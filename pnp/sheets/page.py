@@ -20,6 +20,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import BaseDocTemplate, Flowable, Frame, PageTemplate
 
 from pnp.drawing import fonts
+from pnp.sheets.inline import InlineArt, draw_inline
 
 SANS = fonts.SANS
 MARGIN_X = 15 * mm
@@ -207,7 +208,8 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
 
 
 class SheetCanvas(Canvas):  # type: ignore[misc]
-    """A canvas whose initial font is DejaVu Sans (reportlab's default would pull in Helvetica)."""
+    """A canvas whose initial font is DejaVu Sans (reportlab's default would pull in Helvetica), and
+    which draws the inline icons of paragraphs (pnp.sheets.inline)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs["initialFontName"] = SANS.regular
@@ -217,6 +219,13 @@ class SheetCanvas(Canvas):  # type: ignore[misc]
         self.pnp_header = ""
         self.pnp_section = 1
         self.pnp_where: Where | None = None
+
+    def drawImage(self, image: Any, x: float, y: float, width: Any = None, height: Any = None, **kw: Any) -> Any:  # noqa: N802
+        """An inline icon of a paragraph (pnp.sheets.inline) is drawn from its art; any other image as usual."""
+        if isinstance(image, InlineArt):
+            draw_inline(self, image, x, y, float(width), float(height))
+            return (width, height)
+        return super().drawImage(image, x, y, width, height, **kw)
 
 
 class TooTall(Exception):

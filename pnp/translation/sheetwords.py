@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from pnp.project.loaded import LoadedProject
     from pnp.translation.units import CatalogFile
 
-GENERIC_SUBTITLE = "Every record of {kind} (generic reference sheet: add a sheet file to lay it out)"
 RECORD_NAMED = re.compile(r"(?:\w+: )?record '([^']+)'(?: field '([^']*)')?")
 SHEET_FACES = (Face(), Face(bold=True))
 EMPTY_RECORD = "record '': "  # a collection sheet's block names no record
@@ -52,7 +51,7 @@ def generic_title(loaded: LoadedProject, kind: str) -> str:
 def sheet_word_units(loaded: LoadedProject) -> Iterator[Unit]:
     """Enum labels of every kind with records, then pnp's own words on the sheets that show them."""
     from pnp.project.sheetfiles import schema_labels
-    from pnp.sheets.build import uncovered_kinds
+    from pnp.sheets.build import generic_subtitle, uncovered_kinds
     from pnp.sheets.templates import humanize
 
     schemas = loaded.schemas
@@ -84,7 +83,7 @@ def sheet_word_units(loaded: LoadedProject) -> Iterator[Unit]:
         title = generic_title(loaded, kind)
         line = _line_of(text, json.dumps(title))
         yield Unit(f"{OWN_CONTEXT}{kind}/title", title, (display, line), SHEET_FACES)
-        subtitle = GENERIC_SUBTITLE.format(kind=kind)
+        subtitle = generic_subtitle(title)
         yield Unit(f"{OWN_CONTEXT}{kind}/subtitle", subtitle, (display, 1), SHEET_FACES)
     for kind in sorted(k for k in with_fields if k in texts):
         display, text = texts[kind]

@@ -143,10 +143,13 @@ ICONS = json.loads((Path(__file__).resolve().parents[2] / "layouts" / "icons.jso
 
 
 def plain(text: str) -> str:
-    """Record text as printed: markup removed, an icon token as a sheet draws it (its label, on a pill)."""
+    """Record text as printed: markup removed, an icon token as a sheet draws it (its image, no
+    text; an icon without an image: its label, on a pill)."""
     text = re.sub(
         r"\{([a-z0-9-]+)\}",
-        lambda m: f" {ICONS[m.group(1)]['label']} " if "label" in ICONS.get(m.group(1), {}) else "",
+        lambda m: (
+            f" {icon['label']} " if "label" in (icon := ICONS.get(m.group(1), {})) and "image" not in icon else " "
+        ),
         text,
     )
     return flat(text.replace("*", "").replace("_", " "))
