@@ -104,6 +104,7 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
                 marker = (side, element.name)  # where an element sits is the layout's: once per layout
                 if marker in seen:
                     continue
+                failures: tuple[type[Exception], ...] = (*template_failures(), DrawFailure)
                 try:
                     if element.when is not None and not element.when(**context):
                         continue
@@ -111,7 +112,7 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
                         continue
                     if element.kind == "image" and not renderer.text_of(element, "src", context):
                         continue
-                except (*template_failures(), DrawFailure):
+                except failures:
                     continue  # reported as a render problem
                 seen.add(marker)
                 problems.append(Finding(SAFE_CODE, f"{side} {message}", element.pointer, in_layout=True))

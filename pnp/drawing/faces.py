@@ -196,9 +196,16 @@ def src_templates(layout: Layout) -> list[Any]:
     ]
     if not sources:
         return []
-    env = template_env()
+    from pnp.project.plaintemplates import plain_field
+
+    env: Any = None
     compiled = []
     for source in sources:
+        plain = plain_field(source, lambda text: template_env().from_string(text))
+        if plain is not None:  # `{{ art }}`: no Jinja unless a record's value needs it
+            compiled.append(plain)
+            continue
+        env = env or template_env()
         try:
             compiled.append(env.from_string(source))
         except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pnp.core.limits import current
 
 PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 # A run of digits Jinja might refuse as a number too long to read (pnp.project.sandbox's
@@ -36,3 +40,32 @@ def plain_names(source: str, expression: bool = False) -> frozenset[str] | None:
     if match is None or match.group(1) in _NOT_NAMES or match.group(1) in TEMPLATE_GLOBALS:
         return None
     return frozenset({match.group(1)})
+
+
+class PlainField:
+    """A template that is exactly `{{ name }}` (plain_field), rendered as Jinja renders it: a string
+    value within the template-output limit is the output itself; any other value (missing, a
+    number, too long) goes to the template Jinja compiles (`compile(source)`, on first need)."""
+
+    def __init__(self, source: str, name: str, compile: Callable[[str], Any]) -> None:  # noqa: A002 - what it does
+        self.source = source
+        self.name = name
+        self._compile = compile
+        self._template: Any = None
+
+    def render(self, context: Mapping[str, Any]) -> str:
+        value = context.get(self.name)
+        if type(value) is str and len(value) <= current().template_output:
+            return value
+        if self._template is None:
+            self._template = self._compile(self.source)
+        return str(self._template.render(context))
+
+
+def plain_field(source: str, compile: Callable[[str], Any]) -> PlainField | None:
+    """A PlainField for `source` when it is exactly `{{ name }}` of a plain name; else None."""
+    names = plain_names(source)
+    if not names or PLAIN_FIELD.fullmatch(source) is None:
+        return None
+    (name,) = names
+    return PlainField(source, name, compile)
