@@ -62,14 +62,15 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
-def project_file(root: Path, name: str) -> tuple[Path | None, str]:
+def project_file(root: Path, name: str, resolved_root: Path | None = None) -> tuple[Path | None, str]:
     """The file `name` (relative to the project folder `root`, resolved) names, and what is wrong
     with it ("" for a regular file inside the project): a name the system refuses (a NUL byte, a
     part over 255 bytes), a path out of the project, nothing there, or something that is not a
-    regular file, said as what it is (a folder, a named pipe), never as "does not exist"."""
+    regular file, said as what it is (a folder, a named pipe), never as "does not exist".
+    `resolved_root`: `root` resolved (resolve_root), when a caller checks many names."""
     try:
         path = (root / name).resolve()
-        if not path.is_relative_to(root.resolve()):
+        if not path.is_relative_to(root.resolve() if resolved_root is None else resolved_root):
             return path, "is outside the project"
         info = path.stat()
     except (FileNotFoundError, NotADirectoryError):
@@ -82,6 +83,15 @@ def project_file(root: Path, name: str) -> tuple[Path | None, str]:
     if not stat.S_ISREG(info.st_mode):
         return path, f"is {kind_of(info.st_mode)}, not a regular file"
     return path, ""
+
+
+def resolve_root(root: Path) -> Path | None:
+    """`root` resolved once for many project_file calls; None when it cannot be (each call then
+    resolves it, and fails, as it would alone)."""
+    try:
+        return root.resolve()
+    except Exception:  # noqa: BLE001 - project_file meets the same failure and handles it as it always did
+        return None
 
 
 def asset_code(problem: str) -> str:

@@ -76,8 +76,7 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
     Where an element sits is the layout's alone: the elements outside the zone are found first,
     and only they are tried on the faces (is the element drawn for this record?), so a layout
     whose elements all sit inside costs nothing per face (pnp check after a one-card edit)."""
-    from pnp.drawing.elements import DrawFailure
-    from pnp.drawing.render import TEMPLATE_FAILURES
+    from pnp.drawing.elements import DrawFailure, template_failures
 
     width, height = renderer.width, renderer.height
     if safe is None:
@@ -105,6 +104,7 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
                 marker = (side, element.name)  # where an element sits is the layout's: once per layout
                 if marker in seen:
                     continue
+                failures: tuple[type[Exception], ...] = (*template_failures(), DrawFailure)
                 try:
                     if element.when is not None and not element.when(**context):
                         continue
@@ -112,7 +112,7 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
                         continue
                     if element.kind == "image" and not renderer.text_of(element, "src", context):
                         continue
-                except (*TEMPLATE_FAILURES, DrawFailure):
+                except failures:
                     continue  # reported as a render problem
                 seen.add(marker)
                 problems.append(Finding(SAFE_CODE, f"{side} {message}", element.pointer, in_layout=True))

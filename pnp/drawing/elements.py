@@ -9,15 +9,18 @@ user's template, and where in the record an element's text comes from (for messa
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Template
-from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import Color, HexColor
 
 from pnp.project.layout import template_env
+from pnp.project.plaintemplates import plain_names
+
+if TYPE_CHECKING:  # Jinja loads with the first template that needs it (pnp.project.plaintemplates)
+    from jinja2 import Template
 
 Context = dict[str, Any]
 
@@ -68,7 +71,16 @@ def hex_color(value: str) -> Color:
 
 # What a layout template can raise on odd data: reported as template-error. Only template calls
 # (`run_template`, `when`, `copies`) are wrapped: a bug in pnp's own drawing is not the template's fault.
-TEMPLATE_FAILURES = (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
+VALUE_FAILURES: tuple[type[Exception], ...] = (TypeError, ValueError, ArithmeticError, LookupError, AttributeError)
+
+
+def template_failures() -> tuple[type[Exception], ...]:
+    """What a template may raise: Jinja's TemplateError and VALUE_FAILURES. Where Jinja was never
+    loaded no template ran (plain field text), so no TemplateError can be raised: it is not loaded."""
+    jinja = sys.modules.get("jinja2.exceptions")
+    return VALUE_FAILURES if jinja is None else (jinja.TemplateError, *VALUE_FAILURES)
+
+
 PLAIN_FIELD = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*\}\}")
 
 
@@ -76,7 +88,7 @@ def run_template(template: Any, context: Context, key: str, expression: bool = F
     """Run a user's template: its failures become a DrawFailure naming the key."""
     try:
         return template(**context) if expression else template.render(context).strip()
-    except TEMPLATE_FAILURES as err:
+    except template_failures() as err:
         raise DrawFailure("template-error", key, f"template failed: {type(err).__name__}: {err}") from None
 
 
@@ -113,8 +125,11 @@ def _fields_shown(element: Element, key: str) -> list[str]:
 @lru_cache(maxsize=1024)
 def _fields_of_template(source: str) -> tuple[str, ...]:
     """Record fields a template reads, sorted (for messages and locations only)."""
-    from pnp.project.layout import fields_read
+    from pnp.project.layout import CONTEXT_NAMES, fields_read
 
+    plain = plain_names(source)
+    if plain is not None:
+        return tuple(sorted(plain - CONTEXT_NAMES))
     try:
         return tuple(sorted(fields_read(template_env(), source, False)))
     except Exception:  # noqa: BLE001 - only a message

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pnp.core.paths import RefusedFile, project_file, read_regular
+from pnp.core.paths import RefusedFile, project_file, read_regular, resolve_root
 from pnp.project.index import values_at
 
 if TYPE_CHECKING:
@@ -74,6 +74,19 @@ class FaceDigests:
         self._all: bytes | None = None
         self._icons: list[Path] | None = None  # layouts/icons.json's images: the same for every layout
 
+    def sharing(self, *options: Any) -> FaceDigests:
+        """Digests of the same loaded project under other options (a build's and `pnp check`'s),
+        reading each file and the icons' paths once for both."""
+        other = FaceDigests(self.loaded, *options, files=self.files)
+        other._icons = self.icons()
+        return other
+
+    def icons(self) -> list[Path]:
+        """layouts/icons.json's image files (icon_files), worked out once for this loaded project."""
+        if self._icons is None:
+            self._icons = icon_files(self.loaded.project)
+        return self._icons
+
     def layout_key(self, layout: Layout, kind: str) -> str:
         """What every face of `kind` drawn with `layout` reads (no record): its own digest."""
         return self._layout(layout, kind)[0]
@@ -115,9 +128,7 @@ class FaceDigests:
             return known
         project = self.loaded.project
         files = sorted({*layout.files, project.layouts / "icons.json", *static_files(project.root, layout)})
-        if self._icons is None:
-            self._icons = icon_files(project)
-        files += self._icons
+        files += self.icons()
         hasher = hashlib.sha256(_dumps([self.options, layout.name, layout.data, layout.words, layout.labels]))
         for path in files:  # named from the project's root: a copy elsewhere (pnp diff) has the same digests
             name = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
@@ -185,9 +196,16 @@ def src_templates(layout: Layout) -> list[Any]:
     ]
     if not sources:
         return []
-    env = template_env()
+    from pnp.project.plaintemplates import plain_field
+
+    env: Any = None
     compiled = []
     for source in sources:
+        plain = plain_field(source, lambda text: template_env().from_string(text))
+        if plain is not None:  # `{{ art }}`: no Jinja unless a record's value needs it
+            compiled.append(plain)
+            continue
+        env = env or template_env()
         try:
             compiled.append(env.from_string(source))
         except Exception:  # noqa: BLE001 - a template that does not compile is reported by the drawing
@@ -217,5 +235,6 @@ def icon_files(project: Project) -> list[Path]:
 
     root = project.root
     images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
-    paths = [project_file(root, image) for image in images if isinstance(image, str) and image]
+    inside = resolve_root(root)
+    paths = [project_file(root, image, inside) for image in images if isinstance(image, str) and image]
     return sorted({path for path, problem in paths if path is not None and not problem})

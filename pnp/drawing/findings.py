@@ -102,9 +102,9 @@ def render_kind(
     return place(layout, layout_findings, drawn)
 
 
-def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
+def asset_files(loaded: LoadedProject, layout: Layout, kind: str, icons: list[Path] | None = None) -> list[Path]:
     """Files a kind's drawing depends on: the layout's static images and fonts, and every record
-    value at a field its schema declares an asset (`x-asset`)."""
+    value at a field its schema declares an asset (`x-asset`); `icons`: icon_files, when known."""
     from pnp.project.index import values_at
 
     root = loaded.project.root
@@ -114,7 +114,7 @@ def asset_files(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
         for _, _, record in loaded.records(kind):
             for site in sites:
                 files.extend(root / value for _, value in values_at(record, site.path, "") if isinstance(value, str))
-    return [*files, *_templated_images(loaded, layout, kind), *icon_files(loaded.project)]
+    return [*files, *_templated_images(loaded, layout, kind), *(icon_files(loaded.project) if icons is None else icons)]
 
 
 def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[Path]:
@@ -140,9 +140,16 @@ def _templated_images(loaded: LoadedProject, layout: Layout, kind: str) -> list[
 
 
 def kind_digest(
-    loaded: LoadedProject, layout: Layout, kind: str, code: str, *options: Any, records: list[Any] | None = None
+    loaded: LoadedProject,
+    layout: Layout,
+    kind: str,
+    code: str,
+    *options: Any,
+    records: list[Any] | None = None,
+    icons: list[Path] | None = None,
 ) -> str:
-    """The inputs of one kind's drawing: pnp, options, the layout, the records, the files they draw."""
+    """The inputs of one kind's drawing: pnp, options, the layout, the records, the files they draw
+    (`icons`: icon_files, when known)."""
     from pnp.core.output import digest
 
     project = loaded.project
@@ -153,7 +160,7 @@ def kind_digest(
         *options,
         layout.data,
         orjson.dumps(records).decode(),
-        files=[*layout.files, project.layouts / "icons.json", *asset_files(loaded, layout, kind)],
+        files=[*layout.files, project.layouts / "icons.json", *asset_files(loaded, layout, kind, icons)],
         root=project.root,
     )
 
@@ -198,18 +205,19 @@ def paper_geometry(loaded: LoadedProject, spec: SheetSpec) -> None:
             raise ConfigError(message, (problem,) if problem else ()) from None
 
 
-def check_digests(loaded: LoadedProject, code: str = "") -> FaceDigests:
-    """The face digests `pnp check` keys its findings by: pnp's code, the project's paper, the limits."""
+def check_digests(loaded: LoadedProject, code: str = "", like: FaceDigests | None = None) -> FaceDigests:
+    """The face digests `pnp check` keys its findings by: pnp's code, the project's paper, the limits.
+    `like`: other digests of the same loaded project (a build's), whose file reads are shared."""
     from pnp.core.limits import current as current_limits
     from pnp.drawing.faces import FaceDigests
 
     project, paper = loaded.project, loaded.project.sheet
-    return FaceDigests(
-        loaded,
+    options = (
         code or code_digest(),
         f"{project.paper} {paper.margin} {paper.orientation} {paper.columns} {paper.rows}",
         repr(current_limits()),
     )
+    return like.sharing(*options) if like is not None else FaceDigests(loaded, *options)
 
 
 def check_cache_file(project: Project, kind: str) -> Path:

@@ -20,9 +20,10 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
 from pnp.core.problems import Finding
+from pnp.drawing.elements import template_failures
 from pnp.drawing.fonts import SANS, register_bundled
 from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, label_spot, oriented
-from pnp.drawing.render import TEMPLATE_FAILURES, Renderer
+from pnp.drawing.render import Renderer
 from pnp.drawing.shelf import Piece, hexagon, kind_sheets
 from pnp.drawing.stablefont import track_fonts
 from pnp.project.jsonfile import whole_number
@@ -92,7 +93,7 @@ def expand_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) 
                 Finding("limit-exceeded", f"record {record.get('id')!r}: {over.message}", over.pointer, in_layout=True)
             )
             continue
-        except TEMPLATE_FAILURES as err:
+        except template_failures() as err:
             message = (
                 f"layout {renderer.layout.name!r}: {pointer[1:]} must give a whole number: {err} "
                 f"(first met on record {record.get('id')!r})"

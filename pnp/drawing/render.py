@@ -16,10 +16,8 @@ from __future__ import annotations
 import collections
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Template
-from jinja2.exceptions import TemplateError
 from reportlab.lib.colors import Color
 from reportlab.pdfgen.canvas import Canvas
 
@@ -27,7 +25,6 @@ from pnp.core.paths import asset_code, project_file
 from pnp.core.problems import Finding
 from pnp.core.units import MM
 from pnp.drawing.elements import PLAIN_FIELD, Context, DrawFailure, Element, hex_color, run_template
-from pnp.drawing.elements import TEMPLATE_FAILURES as TEMPLATE_FAILURES
 from pnp.drawing.elements import Icon as Icon
 from pnp.drawing.elements import make_icons as make_icons
 from pnp.drawing.fonts import FAMILIES, SANS, Family, FontError, register_bundled, register_file
@@ -46,8 +43,10 @@ from pnp.project.layout import (
     template_env,
 )
 from pnp.project.refkinds import Lookup, no_lookup
-from pnp.project.refkinds import ref_filter as _ref_filter
-from pnp.project.templatewords import install_words, label_filter
+
+if TYPE_CHECKING:  # Jinja loads when a template first needs it (pnp.project.plaintemplates)
+    from jinja2 import Template
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 # Faces drawn in this process, per layout name: tests show that a build draws each card once.
 FACES_DRAWN: collections.Counter[str] = collections.Counter()
@@ -66,11 +65,8 @@ class Renderer:
         register_bundled()
         self.layout = layout
         self.root = root.resolve()
-        self.env = template_env()
-        self.env.filters["ref"] = _ref_filter(lookup or no_lookup)
-        words, labels = layout.words, layout.labels  # in the language drawn (pnp.translation.localize)
-        install_words(self.env, (lambda _context, text: words.get(text) or text) if words else None)
-        self.env.filters["label"] = label_filter(lambda context: labels.get(str(context.get("kind")), {}))
+        self.lookup = lookup or no_lookup
+        self._env: ImmutableSandboxedEnvironment | None = None
         self.scale = layout.scale
         self.palettes: dict[str, dict[str, str]] = layout.data.get("palettes", {})
         self.findings: list[Finding] = []  # found while preparing: templates that do not compile
@@ -151,8 +147,26 @@ class Renderer:
                 elements.append(element)
         return background, elements
 
+    @property
+    def env(self) -> ImmutableSandboxedEnvironment:
+        """The layout's template sandbox with the renderer's `ref`, words and labels; made by the
+        first template that is not plain field text (a layout of `{{ field }}`s never loads Jinja)."""
+        if self._env is None:
+            from pnp.project.refkinds import ref_filter
+            from pnp.project.templatewords import install_words, label_filter
+
+            env = template_env()
+            env.filters["ref"] = ref_filter(self.lookup)
+            words, labels = self.layout.words, self.layout.labels  # in the language drawn (pnp.translation.localize)
+            install_words(env, (lambda _context, text: words.get(text) or text) if words else None)
+            env.filters["label"] = label_filter(lambda context: labels.get(str(context.get("kind")), {}))
+            self._env = env
+        return self._env
+
     def _compile(self, source: str, pointer: str, expression: bool) -> Any:
         """A compiled template, or None (and a finding) when it does not compile (an unknown filter)."""
+        from jinja2.exceptions import TemplateError
+
         try:
             return self.env.compile_expression(source) if expression else self.env.from_string(source)
         except TemplateError as err:
@@ -233,13 +247,10 @@ class Renderer:
         face = self.face_for(face, record)
         background = self.faces[face][0]
         local = Box(0.0, 0.0, box.width, box.height)
-        if isinstance(background, (Template, dict)):
+        template = _compiled(background)
+        if template is not None or isinstance(background, dict):
             try:
-                fill = self.paint(
-                    background if not isinstance(background, Template) else None,
-                    context,
-                    background if isinstance(background, Template) else None,
-                )
+                fill = self.paint(background if template is None else None, context, template)
             except DrawFailure as failure:
                 issues.append(
                     self._failure(failure, f"{self.face_pointers[face]}/background", "the background", record)
@@ -414,3 +425,12 @@ class Renderer:
                 raise DrawFailure("bad-asset", "font", str(err).replace(str(path), repr(font))) from None
             cached = self._family_cache[font] = name
         return cached
+
+
+def _compiled(value: Any) -> Template | None:
+    """`value` when it is a compiled template (a background with `{{`), else None."""
+    if value is None or isinstance(value, (str, dict)):
+        return None  # no template was compiled for it: Jinja need not be loaded to tell
+    from jinja2 import Template
+
+    return value if isinstance(value, Template) else None

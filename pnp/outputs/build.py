@@ -156,7 +156,7 @@ def _build_checked(
         and localized is None
         and not any(p.severity == "error" for p in problems)
     )
-    digests_checked = check_digests(loaded, code) if as_checked else None
+    digests_checked = check_digests(loaded, code, like=face_digests) if as_checked else None
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
     # each sheet's label names its kind by the schema's title; a translation has no catalog entry
     # for it, so a language build keeps the kind's key (no source-language words on its pages)
@@ -181,6 +181,7 @@ def _build_checked(
             *geometry,
             [*faces.values(), preset],
             labels.get(kind, kind),  # the sheets' label
+            icons=face_digests.icons(),
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
@@ -436,8 +437,8 @@ def _build_sheets(
     """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located.
     `localized`: a language build (the sheets' fixed strings and the cards they show translated);
     `as_checked`: laid out as `pnp check` lays them out, so what they found is kept for it too."""
-    if options.kinds or options.kinds_only:
-        return []
+    if options.kinds or options.kinds_only or not loaded.lays_out_sheets:
+        return []  # no sheet file and no kind printed on sheets: pnp.sheets is not even imported
     from pnp.drawing.miniature import token_drawer
     from pnp.sheets.build import build_sheets
 

@@ -88,7 +88,10 @@ def settled_read_me(
     documents: tuple[Document, ...] = (),
 ) -> tuple[ReadMe, bytes, int]:
     """The read-me, its pages as they open the combined file (an even count in duplex) and the sheets
-    of paper they take: the combined file's sheet count on the page counts these too."""
+    of paper they take: the combined file's sheet count on the page counts these too. Without a
+    combined file (`combined` None) nothing counts them: the read-me is planned, not drawn (b"", 0)."""
+    if combined is None:
+        return plan_read_me(project, paper, spec, parts, None, out_root, names, documents, 1), b"", 0
     duplex = spec.duplex in ("long", "short") and any(part.has_back for part in parts)  # else fronts only
     own = 1
     for _ in range(4):  # a longer list may take a page more, which changes the count it prints

@@ -16,21 +16,23 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import jsonschema_rs
-from jinja2 import nodes, pass_context
-from jinja2.exceptions import TemplateSyntaxError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.core.units import MM
+from pnp.project.plaintemplates import plain_names
 from pnp.project.recordfile import YAML_SUFFIXES
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
+
+if TYPE_CHECKING:  # Jinja is loaded by the first template that needs it (pnp.project.plaintemplates)
+    from jinja2.exceptions import TemplateSyntaxError
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 LAYOUT_SCHEMA = Path(__file__).resolve().parents[1] / "layout.schema.json"
 UNITS = {"mm": MM, "in": 72.0, "pt": 1.0}
@@ -59,18 +61,20 @@ CONTEXT_NAMES = frozenset(
 
 def template_env() -> ImmutableSandboxedEnvironment:
     """The sandbox every layout template runs in: no attribute mutation, no unsafe calls, bounded work."""
+    from jinja2 import pass_context
+
     from pnp.project.sandbox import BoundedSandbox
     from pnp.project.templatewords import install_words, label_filter
 
     env = BoundedSandbox(autoescape=False, keep_trailing_newline=False, extensions=["jinja2.ext.i18n"])
     install_words(env)  # `_('Home')` and `{% trans %}`: the source text until a language build
     env.filters["roman"] = _roman
-    env.filters["ref"] = _id_itself  # the renderer's looks the record up
+    env.filters["ref"] = pass_context(_id_itself)  # the renderer's looks the record up
     env.filters["label"] = label_filter(lambda _context: {})  # the renderer's reads the kind's schema
     return env
 
 
-@pass_context  # never run while compiling: compiled code is shared (pnp.project.sandbox), as pnp.project.refkinds
+# pass_context (in template_env): never run while compiling, so compiled code is shared (pnp.project.sandbox)
 def _id_itself(context: Any, value: Any, field: str = "name", kind: str | None = None) -> Any:
     """`ref` where no records are looked up: the id itself."""
     return value
@@ -174,7 +178,7 @@ class LayoutSet:
         self.by_kind: dict[str, Layout] = {}
         self.findings: list[tuple[RecordFile, Finding]] = []
         self.broken_kinds: set[str] = set()  # kinds of layouts with errors: not "missing" a layout
-        self.env = template_env()
+        self._env: ImmutableSandboxedEnvironment | None = None
         if folder.is_dir():
             for path in layout_paths(folder):
                 self._read(path, display(path))
@@ -186,6 +190,13 @@ class LayoutSet:
                 continue
             self.layouts[name] = layout
             self._assign(layout, kinds)
+
+    @property
+    def env(self) -> ImmutableSandboxedEnvironment:
+        """The template sandbox (template_env), made when a template first needs Jinja."""
+        if self._env is None:
+            self._env = template_env()
+        return self._env
 
     def _read(self, path: Path, display: str) -> None:
         if path.suffix in YAML_SUFFIXES:
@@ -488,6 +499,8 @@ def iter_templates(layout_file: LayoutFile) -> Iterator[tuple[str, str, bool]]:
 
 def fields_read(env: ImmutableSandboxedEnvironment, source: str, expression: bool) -> set[str]:
     """Record fields a template reads: free names, and `record.X` / `record['X']`."""
+    from jinja2 import nodes
+
     ast = env.parse("{{ " + source + " }}" if expression else source)
     names: set[str] = set()
     for node in ast.find_all(nodes.Name):
@@ -507,6 +520,19 @@ def fields_read(env: ImmutableSandboxedEnvironment, source: str, expression: boo
     assigned = {n.name for n in ast.find_all(nodes.Name) if n.ctx in ("store", "param")}
     assigned |= {macro.name for macro in ast.find_all(nodes.Macro)}  # the template's own macros
     return names - assigned - CONTEXT_NAMES - set(env.globals)  # and Jinja's: namespace, lipsum...
+
+
+def _fields_or_error(layouts: LayoutSet, source: str, expression: bool) -> set[str] | TemplateSyntaxError:
+    """fields_read, or the syntax error; Jinja is asked only where plain_names cannot tell."""
+    plain = plain_names(source, expression)
+    if plain is not None:
+        return set(plain - CONTEXT_NAMES)
+    from jinja2.exceptions import TemplateSyntaxError
+
+    try:
+        return fields_read(layouts.env, source, expression)
+    except TemplateSyntaxError as err:
+        return err
 
 
 def check_layouts(
@@ -536,12 +562,9 @@ def check_layouts(
                 yield layout_file.source, Finding("unknown-layout-field", message, "/back/by")
             for pointer, source, expression in iter_templates(layout_file):
                 if (source, expression) not in read:
-                    try:
-                        read[source, expression] = fields_read(layouts.env, source, expression)
-                    except TemplateSyntaxError as err:
-                        read[source, expression] = err
+                    read[source, expression] = _fields_or_error(layouts, source, expression)
                 used = read[source, expression]
-                if isinstance(used, TemplateSyntaxError):
+                if not isinstance(used, set):
                     yield layout_file.source, Finding("layout-error", f"template syntax error: {used.message}", pointer)
                     continue
                 for name in sorted(used - allowed - expand_names):

@@ -107,11 +107,12 @@ class LoadedProject:
 
     def _add_labels(self, layouts: LayoutSet) -> None:
         """Each layout that uses the `label` filter gets its kinds' enum labels from their schemas."""
-        from pnp.project.sheetfiles import schema_labels
         from pnp.project.templatewords import uses_label
 
         for layout in layouts.layouts.values():
             if uses_label(layout.data):
+                from pnp.project.sheetfiles import schema_labels  # only then: it costs a build 1.5 ms
+
                 layout.labels = {k: schema_labels(self.schemas, k) for k in layout.kinds if k in self.schemas.kind_uri}
 
     @property

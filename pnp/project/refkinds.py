@@ -54,8 +54,6 @@ def unknown_ref_kinds(layouts: LayoutSet, kinds: set[str]) -> Iterator[tuple[Rec
     and print the id itself, so the mistake would only show on the printed card."""
     import difflib
 
-    from jinja2 import TemplateSyntaxError, nodes
-
     from pnp.project.layout import iter_templates
 
     for layout in layouts.layouts.values():
@@ -63,6 +61,8 @@ def unknown_ref_kinds(layouts: LayoutSet, kinds: set[str]) -> Iterator[tuple[Rec
             for pointer, source, expression in iter_templates(layout_file):
                 if "ref" not in source or "kind" not in source:
                     continue
+                from jinja2 import TemplateSyntaxError, nodes  # only for a template naming a kind
+
                 try:
                     parsed = layouts.env.parse("{{ " + source + " }}" if expression else source)
                 except TemplateSyntaxError:

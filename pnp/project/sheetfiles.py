@@ -15,11 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jinja2 import TemplateSyntaxError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from pnp.core.problems import Finding
 from pnp.project.layout import fields_read, template_env
@@ -27,6 +25,9 @@ from pnp.project.recordfile import YAML_SUFFIXES
 from pnp.project.recordfile import sheet_paths as sheet_paths  # re-exported: where it was
 from pnp.project.records import RecordFile, load_file
 from pnp.project.schemas import SchemaDocs
+
+if TYPE_CHECKING:  # Jinja loads with the sheet files (a project without them never needs it)
+    from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 SHEET_SCHEMA = Path(__file__).resolve().parents[1] / "sheet.schema.json"
 MAX_SHEET_BYTES = 2 * 1024 * 1024
@@ -160,6 +161,8 @@ class SheetSet:
                 self._error(source, message + " (see pnp/sheet.schema.json)", pointer)
         if bad:
             return
+        from jinja2 import TemplateSyntaxError
+
         for pointer, source_text, expression in iter_sheet_templates(data):
             try:
                 self.env.parse("{{ " + source_text + " }}" if expression else source_text)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import pass_context
-from jinja2.runtime import Context
+if TYPE_CHECKING:  # Jinja loads with the first environment (pnp.project.loaded reads uses_label without it)
+    from jinja2.runtime import Context
 
-Lookup = Callable[[Context, str], str]
+Lookup = Callable[["Context", str], str]
 GETTEXT_NAMES = ("_", "gettext")  # the calls a catalog translates (plural forms are not used)
 LABEL_FILTER = re.compile(r"\|\s*label\b")
 
@@ -34,6 +34,7 @@ def humanize(value: Any) -> str:
 def install_words(env: Any, lookup: Lookup | None = None) -> None:
     """`_`, `gettext` and `ngettext` in a template environment (with Jinja's i18n extension):
     `lookup(context, msgid)` gives a text in the language drawn; None draws the source text."""
+    from jinja2 import pass_context
 
     @pass_context
     def gettext(context: Context, message: Any) -> str:
@@ -67,6 +68,7 @@ def uses_label(data: Any) -> bool:
 def label_filter(labels: Callable[[Context], dict[str, dict[str, str]]]) -> Callable[..., Any]:
     """`{{ region | label('region') }}`: the printed label of an enum value (lists item by item);
     `labels(context)` gives field -> value -> label for the record drawn."""
+    from jinja2 import pass_context
 
     @pass_context
     def label(context: Context, value: Any, field_name: str) -> Any:

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.core.paths import asset_code, image_problem, project_file, svg_problem
+from pnp.core.paths import asset_code, image_problem, project_file, resolve_root, svg_problem
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.records import RecordFile, load_file
 
 if TYPE_CHECKING:
+    from jinja2.exceptions import TemplateError
     from jinja2.sandbox import ImmutableSandboxedEnvironment
 
     from pnp.project.config import Project
@@ -67,12 +68,13 @@ def check_icons(project: Project) -> Iterator[Located]:
 def _icon_images(project: Project, data: Any) -> Iterator[Finding]:
     """Each icon's `image` must be an SVG, PNG or JPEG file inside the project (else build draws the disc)."""
     icons = data.get("icons") if isinstance(data, dict) else None
+    inside = resolve_root(project.root) if isinstance(icons, dict) and icons else None
     for name, spec in (icons or {}).items() if isinstance(icons, dict) else ():
         image = spec.get("image") if isinstance(spec, dict) else None
         if not isinstance(image, str) or not image:
             continue
         pointer = f"/icons/{name}/image"
-        path, problem = project_file(project.root, image)
+        path, problem = project_file(project.root, image, inside)
         if problem or path is None:
             yield Finding(asset_code(problem), f"icon {name!r}: image {image!r} {problem}", pointer)
         elif path.suffix.lower() not in (".svg", ".png", ".jpg", ".jpeg"):
@@ -107,11 +109,9 @@ def no_layouts(loaded: LoadedProject, findings: Iterable[Located]) -> Iterator[L
 def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
     """What drawing would trip on, found without drawing: templates that do not compile (an
     unknown filter), palettes that do not exist, images and fonts the layout names that are missing."""
-    from jinja2.exceptions import TemplateError
-
     from pnp.project.layout import compile_message, face_entries, iter_templates
+    from pnp.project.plaintemplates import plain_names
 
-    env = layouts.env
     # layouts repeat templates ("{{ name }}" in every file): compile each distinct one once
     compiled: dict[tuple[str, bool], TemplateError | None] = {}
     for layout_file in layouts.files.values():
@@ -119,14 +119,11 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
         for pointer, text, expression in iter_templates(layout_file):
             if (text, expression) not in compiled:
                 compiled[text, expression] = None
-                try:
-                    env.compile_expression(text) if expression else env.from_string(text)
-                except TemplateError as err:
-                    if _parses(env, text, expression):  # else a syntax error: check_layouts reports it
-                        compiled[text, expression] = err
+                if plain_names(text, expression) is None:  # else it compiles: Jinja is not even loaded
+                    compiled[text, expression] = _compile_error(layouts.env, text, expression)
             error = compiled[text, expression]
             if error is not None:
-                message = compile_message(layout_file.name, error, env.filters)
+                message = compile_message(layout_file.name, error, layouts.env.filters)
                 yield source, Finding("template-error", message, pointer)
         palettes = _palettes(layouts, layout_file.name)
         for _, face_at, face_data in face_entries(data):
@@ -137,6 +134,18 @@ def check_layout_values(layouts: LayoutSet, root: Path) -> Iterator[Located]:
                 for key in ("fill", "stroke", "color"):
                     yield from ((source, f) for f in _paint_findings(element.get(key), f"{at}/{key}", palettes))
                 yield from ((source, f) for f in _file_findings(root, element, at))
+
+
+def _compile_error(env: ImmutableSandboxedEnvironment, text: str, expression: bool) -> TemplateError | None:
+    """Why the template does not compile (an unknown filter); None when it does, or when it does not
+    even parse (a syntax error: check_layouts reports it)."""
+    from jinja2.exceptions import TemplateError
+
+    try:
+        env.compile_expression(text) if expression else env.from_string(text)
+    except TemplateError as err:
+        return err if _parses(env, text, expression) else None
+    return None
 
 
 def _parses(env: ImmutableSandboxedEnvironment, text: str, expression: bool) -> bool:
