@@ -606,7 +606,8 @@ def first_page_words(path: Path) -> Counter[str]:
     from pypdf import PdfReader
 
     text = PdfReader(path).pages[0].extract_text()
-    return Counter(re.sub(r"\S+ \d+/\d+, (fronts|backs)", "", text).split())
+    # the label names the kind by its schema title (several words) or its key, then "N/M, fronts"
+    return Counter(re.sub(r"(?m)^[^\n]*\b\d+/\d+, (?:fronts|backs)", "", text).split())
 
 
 @dataclass
