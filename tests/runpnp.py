@@ -115,3 +115,10 @@ def copy_project(name: str, target: Path) -> Path:
     """tests/<name>, without its output, copied to `target`."""
     shutil.copytree(ROOT / "tests" / name, target, ignore=shutil.ignore_patterns("output"))
     return target
+
+
+def imported(stderr: str) -> set[str]:
+    """The modules a `python -X importtime` run imported, from its standard error."""
+    import re
+
+    return {m.group(1) for m in re.finditer(r"^import time:.*\|\s+(\S+)$", stderr, re.MULTILINE)}

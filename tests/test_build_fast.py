@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from runpnp import imported
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
@@ -22,10 +22,6 @@ def pnp(project: Path, *args: str, importtime: bool = False) -> subprocess.Compl
     return subprocess.run(
         [sys.executable, *flags, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
     )
-
-
-def imported(stderr: str) -> set[str]:
-    return {m.group(1) for m in re.finditer(r"^import time:.*\|\s+(\S+)$", stderr, re.MULTILINE)}
 
 
 @pytest.fixture(scope="module")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from runpnp import imported
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ROOT / "tests" / "build_project"
@@ -36,10 +36,6 @@ def pnp(project: Path, keys: Path, *args: str, importtime: bool = False) -> subp
     return subprocess.run(
         [sys.executable, *flags, "-m", "pnp", *args], cwd=project, capture_output=True, text=True, env=env, timeout=300
     )
-
-
-def imported(stderr: str) -> set[str]:
-    return {m.group(1) for m in re.finditer(r"^import time:.*\|\s+(\S+)$", stderr, re.MULTILINE)}
 
 
 def replayed(done: subprocess.CompletedProcess[str]) -> bool:

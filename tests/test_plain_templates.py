@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
+from runpnp import imported
 
 from pnp.project.layout import CONTEXT_NAMES, fields_read, template_env
 from pnp.project.plaintemplates import TEMPLATE_GLOBALS, plain_field, plain_names
@@ -127,10 +127,6 @@ def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=env,
         timeout=300,
     )
-
-
-def imported(stderr: str) -> set[str]:
-    return {m.group(1) for m in re.finditer(r"^import time:.*\|\s+(\S+)$", stderr, re.MULTILINE)}
 
 
 @pytest.fixture(scope="module")
