@@ -334,14 +334,14 @@ def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> 
             drawer.fresh = True
         return start + drawer.blocks(sheet, sheet.data["blocks"], "/blocks", output.scope)
 
-    make()
+    flow = make()
     if any(f.code == "text-overflow" for _s, f in drawer.problems):
         return None
     found = list(drawer.problems)
     try:
         data = render_pdf(
             make, pagesize, output.title, output.footer,
-            per_section=sheet.data.get("numbering", "sheet") == "sheet", toc=drawer.toc,
+            per_section=sheet.data.get("numbering", "sheet") == "sheet", toc=drawer.toc, first=flow,
         )  # fmt: skip
     except TooTall as err:
         where = err.where

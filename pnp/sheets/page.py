@@ -1,7 +1,8 @@
 """The page every sheet is printed on: styles, header and footer, page numbers, markers.
 
 A `SheetDoc` draws the current section's header at the top of each page and "game, page N of
-M" at the foot; M is known after a first layout pass (render_pdf lays out until it is stable).
+M" at the foot; the canvas keeps its pages until the file is saved, when M is known, so a sheet
+is laid out once (SheetCanvas).
 """
 
 from __future__ import annotations
@@ -130,15 +131,13 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
     """One PDF: a header with the section's title, a footer with the game and page N of M."""
 
     def __init__(
-        self, buffer: io.BytesIO, pagesize: tuple[float, float], title: str, footer: str,
-        totals: dict[int, int] | None, per_section: bool,
+        self, buffer: io.BytesIO, pagesize: tuple[float, float], title: str, footer: str, per_section: bool,
     ) -> None:  # fmt: skip
         super().__init__(
             buffer, pagesize=pagesize, leftMargin=MARGIN_X, rightMargin=MARGIN_X, topMargin=MARGIN_TOP,
             bottomMargin=MARGIN_BOTTOM, title=title, author="pnp", creator="pnp", subject=footer, invariant=1,
         )  # fmt: skip
         self.footer = footer
-        self.totals = totals
         self.per_section = per_section
         self.counts: dict[int, int] = {}
         frame = Frame(
@@ -188,11 +187,16 @@ class SheetDoc(BaseDocTemplate):  # type: ignore[misc]
         canv.restoreState()
 
     def _footer(self, canv: Canvas, doc: Any) -> None:
-        """Drawn last on each page: the footer text, and page N of M (of the section, or of the file)."""
+        """At the end of each page: which page of its section (or of the file) it is. The footer
+        itself is drawn when the file is saved (SheetCanvas.save), once every count is known: so
+        the body is laid out once, not again for "of M"."""
         section = int(getattr(canv, "pnp_section", 1) or 1) if self.per_section else 0
         self.counts[section] = self.counts.get(section, 0) + 1
-        number = self.counts[section]
-        total = (self.totals or {}).get(section)
+        canv.pnp_footer = (self, section, self.counts[section])
+
+    def draw_footer(self, canv: Canvas, section: int, number: int) -> None:
+        """The footer text, and page N of M (of the section, or of the file)."""
+        total = self.counts.get(section)
         width, _height = self.pagesize
         canv.saveState()
         canv.setStrokeColor(RULE)
@@ -219,6 +223,24 @@ class SheetCanvas(Canvas):  # type: ignore[misc]
         self.pnp_header = ""
         self.pnp_section = 1
         self.pnp_where: Where | None = None
+        self.pnp_footer: tuple[SheetDoc, int, int] | None = None
+        self._pnp_pages: list[dict[str, Any]] = []
+
+    def showPage(self) -> None:  # noqa: N802 - reportlab's name
+        """Keep the page until the file is saved, when its footer can say how many pages there are."""
+        self._pnp_pages.append(dict(self.__dict__))
+        self._startPage()
+
+    def save(self) -> None:
+        """Each kept page with its footer (page N of M), then the file."""
+        for state in self._pnp_pages:
+            self.__dict__.update(state)
+            if self.pnp_footer is not None:
+                doc, section, number = self.pnp_footer
+                doc.draw_footer(self, section, number)
+            Canvas.showPage(self)
+        self._pnp_pages = []
+        Canvas.save(self)
 
     def drawImage(self, image: Any, x: float, y: float, width: Any = None, height: Any = None, **kw: Any) -> Any:  # noqa: N802
         """An inline icon of a paragraph (pnp.sheets.inline) is drawn from its art; any other image as usual."""
@@ -238,26 +260,21 @@ class TooTall(Exception):
 
 def render_pdf(
     make: Callable[[], list[Flowable]], pagesize: tuple[float, float], title: str, footer: str,
-    per_section: bool, toc: bool,
+    per_section: bool, toc: bool, first: list[Flowable] | None = None,
 ) -> bytes:  # fmt: skip
-    """Lay out until every footer knows its page count; raise TooTall for an unsplittable block."""
+    """Lay the flowables `make` gives out (`first`: a list it gave already, not yet laid out);
+    raise TooTall for an unsplittable block. One pass: footers are drawn when the file is saved
+    (SheetCanvas); a table of contents takes reportlab's passes (multiBuild)."""
     from reportlab.platypus.doctemplate import LayoutError
 
-    totals: dict[int, int] | None = None
-    data = b""
-    for _attempt in range(4):
-        flow = make()
-        buffer = io.BytesIO()
-        doc = SheetDoc(buffer, pagesize, title, footer, totals, per_section)
-        try:
-            if toc:
-                doc.multiBuild(flow, canvasmaker=SheetCanvas)
-            else:
-                doc.build(flow, canvasmaker=SheetCanvas)
-        except LayoutError:
-            raise TooTall(getattr(getattr(doc, "canv", None), "pnp_where", None)) from None
-        data = buffer.getvalue()
-        if doc.counts == totals:
-            return data
-        totals = dict(doc.counts)
-    return data
+    flow = first if first is not None else make()
+    buffer = io.BytesIO()
+    doc = SheetDoc(buffer, pagesize, title, footer, per_section)
+    try:
+        if toc:
+            doc.multiBuild(flow, canvasmaker=SheetCanvas)
+        else:
+            doc.build(flow, canvasmaker=SheetCanvas)
+    except LayoutError:
+        raise TooTall(getattr(getattr(doc, "canv", None), "pnp_where", None)) from None
+    return buffer.getvalue()
