@@ -87,7 +87,7 @@ def sheet_pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
 def test_every_card_kind_was_built(built: Path) -> None:
     kinds = {p.stem for p in _card_pdfs(built) if p.parent.name != "printshop"}
     assert {"homm3.summoned-unit", "homm3.spell", "homm4.town", "homm4.spell", "mk.dragon-head", "mk.horseman"} <= kinds
-    # Quest cards, Quest markers and Faction tokens are printed on the quests and faction-tokens aids:
+    # Quest cards, Quest markers and Faction tokens are printed on the quests and Apocalypse Dragon aids:
     # the rulebook gives no card's full text, so a card face would be near-empty.
     assert not {"mk.quest", "mk.quest-marker", "mk.faction-token"} & kinds
     # Likewise the Conflux Unit, Neutral Unit, Ability and Town Building cards (no statistics, no
