@@ -385,7 +385,9 @@ def test_secondary_skills_without_level_rows_give_the_space_to_the_emblem(built:
         for page in pdf.pages:
             title = (page.extract_text() or "").split("\n")[0]
             discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
-            words = {w["text"]: w["top"] / mm - 3 for w in page.extract_words()}
+            words: dict[str, float] = {}
+            for w in page.extract_words():  # a word's first (highest) place: Sorcery's effect line also says "Basic"
+                words[w["text"]] = min(words.get(w["text"], 999.0), w["top"] / mm - 3)
             seen[title] = (max(discs), words)
     for title in ("Attack", "Defense"):
         disc, words = seen[title]

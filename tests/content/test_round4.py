@@ -119,7 +119,7 @@ def test_lost_symbol_rules_say_what_the_rulebook_gives(bundled: Bundled) -> None
     tower = next(p for p in points if p.startswith("The Arrow Tower"))
     gate = next(p for p in points if p.startswith("If Walls and Gate"))
     stone_skin = next(p for p in points if p.startswith("Instant Defense spells"))
-    assert "which the rulebook shows only as symbols: look them up in its AI Under Siege section" in tower
+    assert "units that the rulebook gives only as symbols: look them up in its AI Under Siege section" in tower
     assert "a stat it shows only as a symbol: look it up in its AI Under Siege section" in gate
     assert "to the unit you choose: kit's reading" in stone_skin
     assert "two further kinds of units shown only as symbols" not in tower
