@@ -143,7 +143,8 @@ def test_gate_goes_before_the_unit_with_the_highest_icon_stat() -> None:
     points = [p for part in record("campaign.json", "masters-of-the-elements")["rules"] for p in part.get("points", [])]
     gate = next(p for p in points if p.startswith("If Walls and Gate"))
     # round 4: says plainly that the rulebook shows the stat as a symbol, and where a player finds it
-    assert "top unit" not in gate and "a stat it shows only as a symbol: look it up in its AI Under Siege section" in gate
+    assert "top unit" not in gate
+    assert "a stat it shows only as a symbol: look it up in its AI Under Siege section" in gate
 
 
 def test_cure_rule_marks_damage_as_a_reading() -> None:
