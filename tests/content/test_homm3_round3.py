@@ -142,8 +142,9 @@ def test_gate_goes_before_the_unit_with_the_highest_icon_stat() -> None:
     seed_has(H3, "place the Gate in front of the unit with the highest .")
     points = [p for part in record("campaign.json", "masters-of-the-elements")["rules"] for p in part.get("points", [])]
     gate = next(p for p in points if p.startswith("If Walls and Gate"))
-    # round 3b: the lost symbol is described without talking about the rulebook
-    assert "top unit" not in gate and "the unit with the highest value of one stat, shown only as a symbol" in gate
+    # round 4: says plainly that the rulebook shows the stat as a symbol, and where a player finds it
+    assert "top unit" not in gate
+    assert "a stat it shows only as a symbol: look it up in its AI Under Siege section" in gate
 
 
 def test_cure_rule_marks_damage_as_a_reading() -> None:

@@ -87,7 +87,7 @@ def sheet_pages(built: Path) -> list[tuple[str, str, list[dict[str, Any]]]]:
 def test_every_card_kind_was_built(built: Path) -> None:
     kinds = {p.stem for p in _card_pdfs(built) if p.parent.name != "printshop"}
     assert {"homm3.summoned-unit", "homm3.spell", "homm4.town", "homm4.spell", "mk.dragon-head", "mk.horseman"} <= kinds
-    # Quest cards, Quest markers and Faction tokens are printed on the quests and faction-tokens aids:
+    # Quest cards, Quest markers and Faction tokens are printed on the quests and Apocalypse Dragon aids:
     # the rulebook gives no card's full text, so a card face would be near-empty.
     assert not {"mk.quest", "mk.quest-marker", "mk.faction-token"} & kinds
     # Likewise the Conflux Unit, Neutral Unit, Ability and Town Building cards (no statistics, no
@@ -385,7 +385,9 @@ def test_secondary_skills_without_level_rows_give_the_space_to_the_emblem(built:
         for page in pdf.pages:
             title = (page.extract_text() or "").split("\n")[0]
             discs = [c["height"] / mm for c in page.curves if abs(c["height"] - c["width"]) < 0.5]
-            words = {w["text"]: w["top"] / mm - 3 for w in page.extract_words()}
+            words: dict[str, float] = {}
+            for w in page.extract_words():  # a word's first (highest) place: Sorcery's effect line also says "Basic"
+                words[w["text"]] = min(words.get(w["text"], 999.0), w["top"] / mm - 3)
             seen[title] = (max(discs), words)
     for title in ("Attack", "Defense"):
         disc, words = seen[title]
