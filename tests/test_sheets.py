@@ -329,3 +329,20 @@ def test_plain_check_finds_a_template_failing_for_one_record(tmp_path: Path) -> 
     assert not (project / "output" / "toy" / "odd" / "ember-imp.pdf").exists()
     assert not (project / "output" / "toy" / "odd" / "tide-crab.pdf").exists()  # a failed build writes nothing
     assert pnp(project, "check").stdout == checked.stdout  # from the cache: the same
+
+
+def test_a_block_over_the_item_limit_is_one_error_and_draws_nothing(tmp_path: Path) -> None:
+    """A block of more than 10,000 items (here rows made by `range`) is one located error; the rows
+    are not laid out (10,000 of them took a minute to lay out and build no file anyway)."""
+    project = copy_project(tmp_path)
+    (project / "sheets" / "long.yaml").write_text(
+        "document: collection\nkinds: [toy.unit]\ntitle: Long\nblocks:\n"
+        "  - type: table\n    rows: range(10001) | list\n    as: n\n    columns:\n      - {header: N, value: '{{ n }}'}\n",
+        encoding="utf-8",
+    )
+    done = pnp(project, "check")
+    assert done.returncode == 1, done.stdout
+    lines = [x for x in done.stdout.splitlines() if x.startswith("sheets/long.yaml")]
+    assert lines == [
+        "sheets/long.yaml:6:11: error[sheet-error]: 10001 items; a block shows at most 10000: narrow the list (the document's `where`, or a slice) (at /blocks/0/rows)"
+    ], lines

@@ -138,9 +138,15 @@ class Drawer(Templates):
             value = [{"key": k, "value": v} for k, v in value.items()]
         if not isinstance(value, (list, tuple)):
             value = [value]
-        if len(value) > MAX_ITEMS:
-            self.fail(sheet, pointer, scope, f"{len(value)} items; a block shows at most {MAX_ITEMS}")
-            value = value[:MAX_ITEMS]
+        if len(value) > MAX_ITEMS:  # an error: nothing is drawn (laying 10,000 rows out took a minute)
+            self.fail(
+                sheet,
+                pointer,
+                scope,
+                f"{len(value)} items; a block shows at most {MAX_ITEMS}: "
+                "narrow the list (the document's `where`, or a slice)",
+            )
+            return []
         return list(value)
 
     def measure(self, sheet: SheetFile, cell: Flowable, width: float, pointer: str, scope: Scope, name: str) -> None:
