@@ -46,11 +46,6 @@ class Child(Generic[T]):
         os.close(write)
         self._pid, self._read = pid, read
 
-    @property
-    def started(self) -> bool:
-        """Whether the child runs (False: no fork here, or it failed; `result()` is None)."""
-        return self._pid >= 0
-
     def result(self) -> T | None:
         if self._pid < 0:
             return None

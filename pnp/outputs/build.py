@@ -77,15 +77,9 @@ def output_root(project: Project, paper: str, duplex: str = "") -> Path:
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.project.loaded import load_project_records
-
-    loaded = load_project_records(project)
-    if _can_check_beside(project, options):
-        beside = _build_beside_check(project, options, loaded)
-        if beside is not None:
-            return beside
-        loaded = load_project_records(project)  # the child failed, or drawing did: the build as it always ran
     from pnp.verify.run import CheckOptions, Validation, broken_record_paths, check_loaded
 
+    loaded = load_project_records(project)
     validation = Validation()
     validation.loaded = loaded
     problems = list(check_loaded(loaded, CheckOptions(render=False), validation=validation))
@@ -121,110 +115,6 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     return result
 
 
-def _can_check_beside(project: Project, options: BuildOptions) -> bool:
-    """Whether the check may run in a forked child while this process draws: a plain build (no
-    --keep-going, which draws after the check's broken records; no language), one thread (a fork
-    copies no other), no progress bar to show before the check is known (a failed build prints
-    only the check's report), and an output folder whose parent exists (a failed build makes no
-    folder)."""
-    import sys
-    import threading
-
-    from pnp.core.workers import can_fork
-
-    return (
-        can_fork()
-        and not options.keep_going
-        and not options.lang
-        and threading.active_count() == 1
-        and not (options.progress and sys.stderr.isatty())
-        and project.output.parent.is_dir()
-    )
-
-
-def _build_beside_check(project: Project, options: BuildOptions, loaded: LoadedProject) -> BuildResult | None:
-    """The build with its check in a forked child (`static_check`) while this process draws into
-    its staged run; the run is committed only when the check found no error. So this process
-    never imports the rules, nor jsonschema-rs for them, for a build that passes.
-
-    With errors the run is discarded and the check's report returned, as `run_build` returns it;
-    drawing records the check refuses may fail in any way: that is dropped, and warnings drawing
-    raised are shown only once the build stands. None: no child, a child that failed, or drawing
-    that failed for a build whose check passed: the caller builds as it always did (so whatever
-    went wrong happens again, and is reported, as without the child)."""
-    import warnings
-
-    from pnp.core.workers import Child
-
-    check: Child[tuple[list[Problem], list[Problem] | None]] = Child(static_check, loaded)
-    if not check.started:
-        return None
-    stores: list[FaceStore] = []
-    found: list[tuple[bool, list[Problem]]] = []
-    checked: tuple[list[Problem], list[Problem] | None] | None = None
-    taken = False
-    with warnings.catch_warnings(record=True) as raised:
-        try:
-            with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
-                loaded.left_out = frozenset()
-                try:
-                    drawn: BuildResult | None = _build_checked(
-                        project, options, loaded, loaded.layouts, [], None, stores, found
-                    )
-                except Exception:  # noqa: BLE001 - records with errors drawn: the check says what is wrong
-                    drawn = None
-                checked, taken = check.result(), True
-                problems = in_check_order(checked[0], found) if checked is not None else []
-                if drawn is None or checked is None or checked[1] is not None or _has_error(problems):
-                    run.discard()
-        except Exception:
-            if taken:  # the check passed and the outputs could not be put in place: as without the child
-                raise
-            checked = check.result()  # the run could not start: what the check says comes first
-            drawn = None
-    if checked is not None and checked[1] is not None:
-        return BuildResult((), (), tuple(checked[1]))  # the check's report, as run_build gives it
-    if drawn is None or checked is None:
-        return None
-    for warning in raised:  # what drawing warned about, now that the build stands
-        warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno, None, warning.line)
-    if _has_error(problems):  # drawing found errors: nothing is written
-        return BuildResult((), (), tuple(problems))
-    if stores:  # the faces drawn, kept for the next build (pnp.drawing.facestore), signed with the project's key
-        from pnp.verify.cache import project_key
-
-        key = project_key(project)
-        for store in stores:
-            store.save(key)
-    return replace(drawn, problems=tuple(problems))
-
-
-def static_check(loaded: LoadedProject) -> tuple[list[Problem], list[Problem] | None]:
-    """What `run_build` checks before it draws (the rules, no drawing), and, when that finds
-    errors, the report a failed build gives (`pnp check`'s, without its caches)."""
-    from pnp.verify.run import CheckOptions, Validation, check_loaded
-
-    validation = Validation()
-    validation.loaded = loaded
-    problems = check_loaded(loaded, CheckOptions(render=False), validation=validation)
-    if not _has_error(problems):
-        return problems, None
-    return problems, check_loaded(loaded, CheckOptions(render_cache=False))
-
-
-def in_check_order(checked: list[Problem], found: list[tuple[bool, list[Problem]]]) -> list[Problem]:
-    """The build's problems as `run_build` lists them when the check ran first: the check's, then
-    each batch drawing found (`_build_checked`'s `found`) kept when not found before, once each, sorted."""
-    problems = list(checked)
-    for drawn, batch in found:
-        problems.extend(not_found_before(problems, batch) if drawn else batch)
-    return sorted(dict.fromkeys(problems), key=Problem.sort_key)
-
-
-def _has_error(problems: list[Problem]) -> bool:
-    return any(p.severity == "error" for p in problems)
-
-
 def _build_checked(
     project: Project,
     options: BuildOptions,
@@ -233,19 +123,10 @@ def _build_checked(
     problems: list[Problem],
     localized: Localized | None = None,
     stores: list[FaceStore] | None = None,
-    found: list[tuple[bool, list[Problem]]] | None = None,
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun.
     `localized`: a language build (drawing's findings in translated text go to the catalog);
-    `stores` gets the face store of each kind drawn, for the caller to keep once the run is done;
-    `found` each batch of problems added to `problems` (True: drawing's, kept when not found
-    before), so that they can be added again after the check's (`in_check_order`)."""
-
-    def add(batch: list[Problem], drawn: bool = True) -> None:
-        if found is not None:
-            found.append((drawn, list(batch)))
-        problems.extend(not_found_before(problems, batch) if drawn else batch)
-
+    `stores` gets the face store of each kind drawn, for the caller to keep once the run is done."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
     from pnp.drawing.faces import FaceDigests
@@ -349,10 +230,10 @@ def _build_checked(
         try:
             atomic_write(target, draw)  # straight to the temporary file: no second copy in memory
         except _Discard:
-            add(located)
+            problems.extend(not_found_before(problems, located))
             progress(count)
             continue
-        add(located)
+        problems.extend(not_found_before(problems, located))
         progress(count)
         if stores is not None:
             stores.append(store)
@@ -406,7 +287,7 @@ def _build_checked(
         written.append(combined)
     for result in sheet_results:
         (written if result.written else skipped).append(result.path)
-        add(list(result.problems), drawn=False)
+        problems.extend(result.problems)
     removed: list[Path] = []
     if (
         not options.kinds and not options.kinds_only
