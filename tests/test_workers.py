@@ -37,6 +37,30 @@ def test_a_failed_child_gives_no_result(fn: object) -> None:
     assert Child(fn).result() is None  # type: ignore[arg-type]
 
 
+def _waits_then_sends_much(ready: int) -> bytes:
+    os.read(ready, 1)  # the parent has stopped listening by now
+    return b"x" * (1 << 20)  # more than a pipe holds: the write meets the closed end
+
+
+def test_a_child_whose_parent_stopped_listening_leaves_without_running_the_callers_code(tmp_path: Path) -> None:
+    """A broken pipe must not send the child back from Child() into the code that made it (it
+    would go on as a second copy of the caller: a second build committing, a second test run)."""
+    escaped = tmp_path / "escaped"
+    ready, go = os.pipe()
+    parent = os.getpid()
+    child = Child(_waits_then_sends_much, ready)
+    if os.getpid() != parent:  # only a child that came back from Child() gets here
+        escaped.write_text("the child ran its caller's code", encoding="utf-8")
+        os._exit(0)
+    os.close(child._read)  # noqa: SLF001 - the parent stops listening
+    os.write(go, b"1")
+    _, status = os.waitpid(child._pid, 0)  # noqa: SLF001
+    os.close(ready)
+    os.close(go)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert not escaped.exists()
+
+
 def test_validation_shares_balance_the_json_files_between_the_processes(tmp_path: Path) -> None:
     """Each JSON file goes to whoever has the least work so far, a child first on a tie, a
     child's bytes counting 1.25 times (it also sends back what it found); the main process reads

@@ -38,9 +38,11 @@ class Child(Generic[T]):
                 payload = pickle.dumps((True, fn(*args)), protocol=pickle.HIGHEST_PROTOCOL)
             except BaseException:  # noqa: BLE001 - reported to the parent as "no result"
                 payload = pickle.dumps((False, None))
-            with os.fdopen(write, "wb") as pipe:
-                pipe.write(payload)
-            os._exit(0)
+            try:
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(payload)
+            finally:  # a parent gone (a broken pipe) must not send the child back into its code
+                os._exit(0)
         os.close(write)
         self._pid, self._read = pid, read
 
