@@ -142,3 +142,18 @@ def test_a_repository_with_its_own_ids_checks_the_same_split(tmp_path: Path, mon
     assert len({pid for pid, _ in parsed}) == 3
     codes = sorted(p["code"] for p in json.loads(split)["problems"] if p["file"] == "pack/core.json")
     assert codes == ["duplicate-id", "duplicate-id", "missing-reference"]
+
+
+def test_files_that_grew_since_they_were_listed_come_through_the_pipe(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A child puts the bytes it read in a buffer shared with this process, a slot per file as large
+    as the file was when listed; a file that grew since (here: every slot one byte) is sent in its
+    report instead, and nothing changes in what is reported."""
+    import pnp.rules.validation as validation
+
+    alone, _ = check(project, 1, monkeypatch, tmp_path / "log")
+    monkeypatch.setattr(validation, "_size", lambda path: 1)
+    split, parsed = check(project, 2, monkeypatch, tmp_path / "log")
+    assert split == alone
+    assert len({pid for pid, _ in parsed}) == 2

@@ -8,6 +8,7 @@ records themselves stay in the child, and are parsed here only if something asks
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import mmap
 import os
@@ -73,19 +74,26 @@ class Slots:
     was when listed: the child puts the bytes it read there (a copy, where pickling them through
     the pipe cost ten times more); a file that grew since is sent in its report instead."""
 
-    def __init__(self, share: list[tuple[Path, str]]) -> None:
-        sizes = [_size(path) for path, _ in share]
+    def __init__(self, share: list[tuple[Path, str]], max_bytes: int) -> None:
+        sizes = [min(_size(path), max_bytes) for path, _ in share]  # a bigger file is refused unread
         self.starts = [0, *accumulate(sizes)]
-        self.buffer = mmap.mmap(-1, max(1, self.starts[-1]))  # anonymous, shared across fork
+        self.buffer: mmap.mmap | None = None
+        with contextlib.suppress(OSError, ValueError):  # no room for it: the bytes go through the pipe
+            self.buffer = mmap.mmap(-1, max(1, self.starts[-1]))  # anonymous, shared across fork
 
     def put(self, k: int, raw: bytes) -> bool:
         start, end = self.starts[k], self.starts[k + 1]
-        if len(raw) > end - start:
+        if self.buffer is None or len(raw) > end - start:
             return False
         self.buffer[start : start + len(raw)] = raw
         return True
 
+    def close(self) -> None:
+        if self.buffer is not None:
+            self.buffer.close()
+
     def get(self, k: int, size: int) -> bytes:
+        assert self.buffer is not None, "Slots.get of a file that was not put"
         start = self.starts[k]
         return self.buffer[start : start + size]
 
@@ -140,7 +148,7 @@ class Validation:
         self._forked = False
         for share in validation_shares(paths, self.jobs, self.min_bytes):
             self._forked = True
-            slots = Slots(share)
+            slots = Slots(share, project.max_file_bytes)
             self._pending.append((Child(_read_share, project, share, schemas, guide, icons, slots), share, slots))
         return {path for _, share, _ in self._pending for path, _ in share}
 
@@ -188,7 +196,7 @@ class Validation:
                     read[path] = (
                         None if report is None or raw is None else self._adopt(project, path, display, raw, report)
                     )
-            slots.buffer.close()
+            slots.close()
         self._pending.clear()
         return read
 
