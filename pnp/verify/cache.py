@@ -103,19 +103,31 @@ def open_ticket(project: Project, options: str) -> Ticket | None:
     files = stamp.project_files(project, skipped_by_check) if key else None
     if not key or files is None:
         return None
-    if not isinstance(_stored(project).get(options), dict):  # nothing to replay: digested when remembered
-        return Ticket(project, options, None, key, _seen(files), tuple(files))
+    seen = _seen(files)
+    entry = _stored(project).get(options)
+    if not isinstance(entry, dict) or entry.get("seen") != _seen_digest(seen):
+        # nothing to replay, or a file's size, time or inode changed since (an edit): no replay,
+        # so no input is read twice; the inputs are digested when remembered, from what was checked
+        return Ticket(project, options, None, key, seen, tuple(files))
     inputs = _inputs_digest(project, options, files)
-    return Ticket(project, options, inputs, key, _seen(files), tuple(files)) if inputs else None
+    return Ticket(project, options, inputs, key, seen, tuple(files)) if inputs else None
+
+
+def _seen_digest(seen: tuple[tuple[str, int, int, int], ...]) -> str:
+    """The files' names, sizes, times and inodes, digested: a hint stored beside a result (not
+    signed: it can only make a check run in full, never replay one)."""
+    return hashlib.sha256(repr(seen).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def replay(ticket: Ticket) -> CheckResult | None:
     """The stored result of these options and inputs, if its signature verifies; else None."""
     if ticket.inputs is None:
         return None
+    entry = _stored(ticket.project).get(ticket.options)
+    if not isinstance(entry, dict) or entry.get("inputs") != ticket.inputs:  # a hint: the mac decides
+        return None
     caches = _caches_digest(ticket.project)
-    entry = _stored(ticket.project).get(ticket.options) if caches else None
-    if not isinstance(entry, dict) or not isinstance(entry.get("payload"), str):
+    if not caches or not isinstance(entry.get("payload"), str):
         return None
     payload = entry["payload"]
     if not hmac.compare_digest(str(entry.get("mac")), _mac(ticket, caches or "", payload)):
@@ -155,7 +167,12 @@ def remember(ticket: Ticket, result: CheckResult, loaded: LoadedProject | None =
     )
     entries = _stored(ticket.project)
     entries.pop(ticket.options, None)
-    entries[ticket.options] = {"mac": _mac(ticket, caches, payload), "payload": payload}
+    entries[ticket.options] = {
+        "mac": _mac(ticket, caches, payload),
+        "inputs": ticket.inputs,
+        "seen": _seen_digest(ticket.seen),
+        "payload": payload,
+    }
     kept = dict(list(entries.items())[-MAX_ENTRIES:])
     from pnp.core.output import atomic_write
 
@@ -243,7 +260,7 @@ def _distributions() -> list[str]:
 
 def _caches_digest(project: Project) -> str | None:
     """The digest of the render caches (what a check read besides the inputs); None beyond bounds."""
-    hasher = hashlib.blake2b(digest_size=20)
+    hasher = hashlib.sha256()  # in the processor's SHA instructions: twice BLAKE2b's speed here
     root = project.output / CACHE_FOLDER
     total = 0
     if os.path.islink(root):
