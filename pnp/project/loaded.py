@@ -210,7 +210,7 @@ def load_record_file(
 
 
 class Readers(Protocol):
-    """Who else reads record files while this process loads (pnp.rules.check's children).
+    """Who else reads record files while this process loads (pnp.rules.validation's children).
 
     `start` sees the paths first and returns those others read; `read_here` sees each file this
     process loaded, as it is loaded (to check it meanwhile); `collect` waits for the others and

@@ -43,7 +43,7 @@ class Locator(Protocol):
 class RecordFile:
     """One file of records. `records` is empty when the file could not be used.
 
-    A file another process read and checked (pnp.rules.check's children) comes with its bytes,
+    A file another process read and checked (pnp.rules.validation's children) comes with its bytes,
     its record count and the columns the cross-checks need (`column`); its records are parsed
     here only when something asks for them (`records`), which a plain check never does.
     """
@@ -147,7 +147,7 @@ class RecordFile:
         return self._items
 
     def adopt_item_starts(self, items: list[int]) -> None:
-        """Record starts found by a process that read the same bytes (pnp.rules.check's children)."""
+        """Record starts found by a process that read the same bytes (pnp.rules.validation's children)."""
         if self.locator is None and self.is_array and self._items is None and len(items) == self.count:
             self._items = items
 

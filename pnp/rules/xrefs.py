@@ -98,7 +98,7 @@ def check_records(
     Top-level id references and text fields (nearly all of them) take an inline fast path: a
     dict lookup or a C-level regex per record, with a message built only on a failure. The
     top-level text fields of the files in `texts_elsewhere` are checked by another process
-    (`file_checks`, in pnp.rules.check's validating child). `only`: the files to look at (the
+    (`file_checks`, in pnp.rules.validation's children). `only`: the files to look at (the
     rest are another process's part).
     """
     if not sites:
@@ -161,7 +161,7 @@ def _fast_ref(site: Site) -> bool:
 
 def column_keys(sites: tuple[Site, ...]) -> list[str]:
     """The keys whose columns `check_records` reads for these sites, besides `kind` and the ids
-    (what a process that reads a file sends of it: pnp.rules.check)."""
+    (what a process that reads a file sends of it: pnp.rules.validation)."""
     return [s.path[0] for s in sites if _fast_ref(s)]
 
 
