@@ -97,9 +97,9 @@ def check_records(
 
     Top-level id references and text fields (nearly all of them) take an inline fast path: a
     dict lookup or a C-level regex per record, with a message built only on a failure. The
-    top-level text fields of the files in `texts_elsewhere` are checked by another process
-    (`file_checks`, in pnp.rules.validation's children). `only`: the files to look at (the
-    rest are another process's part).
+    top-level text fields of the files in `texts_elsewhere` were checked as they were read
+    (`file_checks`, pnp.rules.validation). `only`: the files to look at (the rest are another
+    process's part).
     """
     if not sites:
         return
@@ -196,9 +196,10 @@ def file_checks(
     icons: frozenset[str],
 ) -> Iterator[Located]:
     """What a file's records show on their own, without the index: unknown inline icons in
-    top-level text fields and copies over the limit. A validating child runs this for its files
-    (so the main process, which indexes and cross-checks, skips them: `texts_elsewhere`,
-    `copies_elsewhere`); `kinds`, `one_kind` as pnp.project.loaded.file_kinds gives them."""
+    top-level text fields and copies over the limit. Whichever process reads a file for a check
+    runs this on it (pnp.rules.validation), so the cross-checks skip those files
+    (`texts_elsewhere`, `check_copies`'s `elsewhere`); `kinds`, `one_kind` as
+    pnp.project.loaded.file_kinds gives them."""
     for kind in sorted(kinds):
         keys = [s.path[0] for s in sites_of(kind) if s.what == "text" and len(s.path) == 1]
         if keys:
