@@ -244,3 +244,19 @@ def test_the_read_me_comes_first_in_the_combined_file(read_me: Path) -> None:
     folded = read_me / "output" / "fold" / "bl.pdf"
     assert "fold the sheet along the dashed line, glue" in page_text(folded, 0)
     assert "a-0" in page_text(folded, 1)  # fold prints single-sided: no blank page after the read-me
+
+
+def test_a_paper_that_cannot_hold_a_face_is_reported_in_the_format_asked(tmp_path: Path) -> None:
+    """Found after loading (the faces are measured against the paper), the configuration problem
+    is still printed as the command's --format says: CI reading JSON or GitHub annotations gets it."""
+    project = write_project(tmp_path / "project", "\n[paper]\ncolumns = 4\n")
+    line = (project / "pnp.toml").read_text().splitlines().index("columns = 4") + 1
+    for command in ("check", "build"):
+        done = pnp(project, command, "--format", "json")
+        assert done.returncode == 2, done.stdout + done.stderr
+        (problem,) = json.loads(done.stdout)["problems"]
+        assert (problem["file"], problem["line"], problem["code"]) == ("pnp.toml", line, "config-error"), problem
+    github = pnp(project, "check", "--format", "github")
+    assert github.returncode == 2 and github.stdout.startswith(f"::error file=pnp.toml,line={line},"), github.stdout
+    plain = pnp(project, "check")  # the next command without --format: text again
+    assert plain.stdout.startswith(f"pnp.toml:{line}:1: error[config-error]: "), plain.stdout

@@ -429,6 +429,7 @@ def main() -> None:
 
 
 def _run() -> None:
+    common.Running.report_format = "text"  # until the command says (project_for)
     try:
         cli.main(standalone_mode=False)
     except click.exceptions.Exit as err:
@@ -441,7 +442,7 @@ def _run() -> None:
         sys.exit(2)
     except ConfigError as err:
         if err.problems:  # located in pnp.toml: its own line (FILE:LINE:COL: error[config-error]: ...)
-            report_problems(err.problems, "text")
+            report_problems(err.problems, common.Running.report_format)
             sys.exit(2)
         click.echo(f"pnp: error: {one_line(str(err))}", err=True)
         sys.exit(2)

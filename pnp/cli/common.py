@@ -17,8 +17,17 @@ from pnp.core.problems import ConfigError, Problem
 from pnp.project.config import Project, load_project
 
 
+class Running:
+    """What the running command asked for that its last words need: a configuration problem
+    found after loading (a face the [paper] cannot hold) is printed in its report format too."""
+
+    report_format = "text"
+
+
 def project_for(explicit: Path | None, fmt: str | None = "text") -> Project:
     """The project; a located pnp.toml mistake is printed in the report format `fmt` (exit 2)."""
+    if fmt is not None:
+        Running.report_format = fmt
     try:
         return load_project(explicit=explicit)
     except ConfigError as err:
