@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     "--jobs",
     type=click.IntRange(min=0),
     default=0,
-    help="Processes to check with; 0 (default): 2 on a multi-core machine for projects over 4 MB, else 1.",
+    help="Processes to check with; 0 (default): one per core (up to 4) for projects over 4 MB, else 1.",
 )
 @project_option
 def check(

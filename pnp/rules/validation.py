@@ -38,10 +38,14 @@ from pnp.rules import xrefs
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # below this, forking costs more than it saves
 
 
+MAX_AUTO_JOBS = 4  # past four processes, what runs in this one alone (start-up, the index) dominates
+
+
 def auto_jobs() -> int:
-    """Two processes where there are two cores: past that, this process's own parsing and
-    cross-checks dominate, and more children only share the validation."""
-    return max(1, min(2, os.cpu_count() or 1))
+    """A process per core, up to MAX_AUTO_JOBS: the children share the reading of the files."""
+    return max(
+        1, min(MAX_AUTO_JOBS, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    )
 
 
 class FileReport(NamedTuple):
