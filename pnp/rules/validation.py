@@ -180,10 +180,10 @@ class Validation:
         columns = _columns(record_file.records, kinds, one_kind, schemas, self._id_fields)
         if columns is None:
             return
-        if "kind" not in columns:  # one kind (see _columns)
-            columns["kind"] = [next(iter(kinds))] * record_file.count
         spec = project.declared_kind(record_file.path)
-        record_file.forget_records(columns, parse_later((spec.name, spec.id) if spec else None))
+        record_file.forget_records(
+            _with_kinds(columns, kinds, record_file.count), parse_later((spec.name, spec.id) if spec else None)
+        )
 
     def collect(self) -> dict[Path, Read | None]:
         """The files the children read, with what they found (a failed child's share is read here)."""
@@ -196,10 +196,11 @@ class Validation:
                 read.update(self._read_share_here(share))
             else:
                 for k, ((path, display), report) in enumerate(zip(share, reported, strict=True)):
-                    raw = None if report is None else slots.get(k, report.size) if report.raw is None else report.raw
-                    read[path] = (
-                        None if report is None or raw is None else self._adopt(project, path, display, raw, report)
-                    )
+                    if report is None:
+                        read[path] = None
+                        continue
+                    raw = slots.get(k, report.size) if report.raw is None else report.raw
+                    read[path] = self._adopt(project, path, display, raw, report)
             slots.close()
         self._pending.clear()
         return read
@@ -221,9 +222,7 @@ class Validation:
     def _adopt(self, project: Project, path: Path, display: str, raw: bytes, report: FileReport) -> Read:
         """A file a child read, as this process's record file, with what the child found in it."""
         spec = project.declared_kind(path)
-        columns = report.columns
-        if columns is not None and "kind" not in columns and len(report.kinds) == 1 and report.one_kind:
-            columns["kind"] = [next(iter(report.kinds))] * report.records  # one kind: not sent
+        columns = None if report.columns is None else _with_kinds(report.columns, report.kinds, report.records)
         record_file = read_elsewhere(
             path,
             display,
@@ -380,6 +379,14 @@ def _columns(
     if not (one_kind and len(kinds) == 1):
         keys.add("kind")
     return {key: list(map(dict.get, records, repeat(key))) for key in sorted(keys)}
+
+
+def _with_kinds(columns: dict[str, list[Any]], kinds: set[str], count: int) -> dict[str, list[Any]]:
+    """`columns` with the `kind` column `_columns` leaves out when every record has the one kind."""
+    if "kind" not in columns:
+        (kind,) = kinds
+        columns["kind"] = [kind] * count
+    return columns
 
 
 def _validate_file(
