@@ -91,6 +91,7 @@ class RecordFile:
         `raw` on first use; `count`: how many records (default: as many as now)."""
         self._count = len(self._records or ()) if count is None else count
         self._columns, self._fill, self._records = columns, fill, None
+        self.source = None  # the records as read, where a declared kind added to them: made again too
 
     def column(self, key: str) -> list[Any]:
         """Each record's value of `key`, None where it has none (or is no object): what the index
