@@ -27,8 +27,6 @@ from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
 from pnp.sheets.templates import CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
 if TYPE_CHECKING:  # drawing (reportlab) is imported only to draw: pnp check plans without it
-    from reportlab.platypus import Flowable
-
     from pnp.drawing.render import Icon
     from pnp.project.loaded import LoadedProject
     from pnp.sheets.blocks import Drawer
@@ -319,29 +317,25 @@ def build_one(drawer: Drawer, output: Output, pagesize: tuple[float, float]) -> 
     from pnp.sheets.page import Mark, TooTall, render_pdf
 
     sheet = output.sheet
-
-    def make() -> list[Flowable]:
-        drawer.sections = 0
-        drawer.problems.clear()
-        header = drawer.text(sheet, "/header", sheet.data["header"], output.scope) if "header" in sheet.data else None
-        if sheet.data.get("print_title", True):
-            subtitle = drawer.text(sheet, "/subtitle", sheet.data.get("subtitle", ""), output.scope)
-            start = drawer.section(output.title, subtitle, False, _where(output), True)
-            if header:
-                start[0].header = header
-        else:  # the sections print their own titles; the first starts on page 1
-            start = [Mark(header=header or output.title, where=_where(output))]
-            drawer.fresh = True
-        return start + drawer.blocks(sheet, sheet.data["blocks"], "/blocks", output.scope)
-
-    flow = make()
+    drawer.sections = 0
+    drawer.problems.clear()
+    header = drawer.text(sheet, "/header", sheet.data["header"], output.scope) if "header" in sheet.data else None
+    if sheet.data.get("print_title", True):
+        subtitle = drawer.text(sheet, "/subtitle", sheet.data.get("subtitle", ""), output.scope)
+        start = drawer.section(output.title, subtitle, False, _where(output), True)
+        if header:
+            start[0].header = header
+    else:  # the sections print their own titles; the first starts on page 1
+        start = [Mark(header=header or output.title, where=_where(output))]
+        drawer.fresh = True
+    flow = start + drawer.blocks(sheet, sheet.data["blocks"], "/blocks", output.scope)
     if any(f.code == "text-overflow" for _s, f in drawer.problems):
         return None
     found = list(drawer.problems)
     try:
         data = render_pdf(
-            make, pagesize, output.title, output.footer,
-            per_section=sheet.data.get("numbering", "sheet") == "sheet", toc=drawer.toc, first=flow,
+            flow, pagesize, output.title, output.footer,
+            per_section=sheet.data.get("numbering", "sheet") == "sheet", toc=drawer.toc,
         )  # fmt: skip
     except TooTall as err:
         where = err.where

@@ -8,7 +8,6 @@ is laid out once (SheetCanvas).
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,15 +258,12 @@ class TooTall(Exception):
 
 
 def render_pdf(
-    make: Callable[[], list[Flowable]], pagesize: tuple[float, float], title: str, footer: str,
-    per_section: bool, toc: bool, first: list[Flowable] | None = None,
-) -> bytes:  # fmt: skip
-    """Lay the flowables `make` gives out (`first`: a list it gave already, not yet laid out);
-    raise TooTall for an unsplittable block. One pass: footers are drawn when the file is saved
-    (SheetCanvas); a table of contents takes reportlab's passes (multiBuild)."""
+    flow: list[Flowable], pagesize: tuple[float, float], title: str, footer: str, per_section: bool, toc: bool
+) -> bytes:
+    """Lay the flowables out; raise TooTall for an unsplittable block. One pass: footers are drawn
+    when the file is saved (SheetCanvas); a table of contents takes reportlab's passes (multiBuild)."""
     from reportlab.platypus.doctemplate import LayoutError
 
-    flow = first if first is not None else make()
     buffer = io.BytesIO()
     doc = SheetDoc(buffer, pagesize, title, footer, per_section)
     try:
