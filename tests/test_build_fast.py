@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from buildkit import cards_only
 from runpnp import imported
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,10 +27,7 @@ def pnp(project: Path, *args: str, importtime: bool = False) -> subprocess.Compl
 @pytest.fixture(scope="module")
 def one_kind(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The build project with its token kind removed: a game of one kind, cards with backs, duplex."""
-    target = tmp_path_factory.mktemp("fast") / "project"
-    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
-    (target / "cards" / "spells.json").unlink()
-    (target / "layouts" / "test-spell.json").unlink()
+    target = cards_only(tmp_path_factory.mktemp("fast") / "project")
     base = target / "layouts" / "test-base.json"  # no element outside the safe zone: a clean build, no warning
     base.write_text(base.read_text().replace('"safe": 3', '"safe": 0'))
     done = pnp(target, "build")

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from buildkit import cards_only
 from pypdf import PdfReader
 from runpnp import imported
 
@@ -132,10 +132,7 @@ def pnp(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def plain_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The build project's card kind alone, its layout without its one real template (a `when`)."""
-    target = tmp_path_factory.mktemp("plain") / "project"
-    shutil.copytree(PROJECT, target, ignore=shutil.ignore_patterns("output"))
-    (target / "cards" / "spells.json").unlink()
-    (target / "layouts" / "test-spell.json").unlink()
+    target = cards_only(tmp_path_factory.mktemp("plain") / "project")
     layout_path = target / "layouts" / "test-card.json"
     layout = json.loads(layout_path.read_text(encoding="utf-8"))
     for element in layout["front"]["elements"]:
