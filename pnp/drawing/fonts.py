@@ -93,9 +93,11 @@ def _map_family() -> None:
 def _register_bundled_font(name: str) -> None:
     from reportlab.pdfbase import pdfmetrics
 
+    from pnp.drawing.fontmetrics import face_from_snapshot
     from pnp.drawing.stablefont import StableFont, font_tag
 
-    pdfmetrics.registerFont(StableFont(name, str(FONT_DIR / BUNDLED[name]), font_tag(name, list(BUNDLED))))
+    path = FONT_DIR / BUNDLED[name]
+    pdfmetrics.registerFont(StableFont(name, str(path), font_tag(name, list(BUNDLED)), face_from_snapshot(path)))
     _registered.add(name)
     if name == SANS.regular:
         _map_family()  # registering a TrueType font maps its own bold and italic to itself
@@ -150,3 +152,16 @@ def missing_characters(text: str, font: str) -> tuple[str, ...]:
     """Characters of `text` the registered `font` cannot draw (whitespace aside), in order, once."""
     covered = _coverage(font)
     return tuple(c for c in dict.fromkeys(text) if not c.isspace() and ord(c) not in covered)
+
+
+def write_snapshots() -> list[Path]:
+    """Snapshot every bundled font's parse (pnp.drawing.fontmetrics); run after changing a font or
+    reportlab: `python -m pnp.drawing.fonts` (tests/test_fontmetrics.py says when one is stale)."""
+    from pnp.drawing.fontmetrics import write_snapshot
+
+    return [write_snapshot(FONT_DIR / file) for file in BUNDLED.values()]
+
+
+if __name__ == "__main__":
+    for written in write_snapshots():
+        print(written)

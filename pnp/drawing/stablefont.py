@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import weakref
+from fnmatch import fnmatch
 from typing import Any
 
-from reportlab.pdfbase.ttfonts import TTFont
+from reportlab import rl_config
+from reportlab.pdfbase.ttfonts import TTEncoding, TTFont, unShapedFontGlob
 
 _PRESETS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _PRESET_COUNTS: weakref.WeakKeyDictionary[Any, dict[str, int]] = weakref.WeakKeyDictionary()  # doc -> font -> codes
@@ -30,8 +32,18 @@ _USED: weakref.WeakKeyDictionary[Any, set[tuple[str, int]]] = weakref.WeakKeyDic
 class StableFont(TTFont):  # type: ignore[misc]  # reportlab has no type hints
     """A TTFont whose resource name and preset character codes do not depend on history."""
 
-    def __init__(self, name: str, filename: str, tag: str) -> None:
-        super().__init__(name, filename)
+    def __init__(self, name: str, filename: str, tag: str, face: Any = None) -> None:
+        """`face`: the file's TTFontFace when it is known already (pnp.drawing.fontmetrics), else
+        the file is parsed."""
+        if face is None:
+            super().__init__(name, filename)
+        else:  # what TTFont.__init__ does with the face it parses (tests/test_fontmetrics.py compares)
+            self.fontName = name
+            self.face = face
+            self.encoding = TTEncoding()
+            self.state: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+            self._asciiReadable = rl_config.ttfAsciiReadable
+            self.shapable = not any(fnmatch(name, glob) for glob in unShapedFontGlob)
         self.tag = tag  # the PDF resource name, without its subset number
 
     def _state(self, doc: Any) -> Any:
