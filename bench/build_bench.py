@@ -18,7 +18,10 @@ on the same 3 x 3 sheets with the same crop marks and back pages. It then times 
 (wall clock), interleaved, best of `--repeat` (one run only when the first took over 20 s):
 
 - `pnp build --force`: a fresh build (check, render, write the kind's PDF; a one-kind game gets
-  no combined PDF, which would be the same file again);
+  no combined PDF, which would be the same file again), after a first build: the faces it kept
+  (output/.pnp-cache/faces, pnp.drawing.facestore) are copied, not drawn;
+- `pnp build` with no output folder (`cold`): nothing kept from an earlier build, every face drawn
+  (on every core, pnp.drawing.drawahead), as a user's first build;
 - `python bench/raw_reportlab.py`: the baseline;
 - `pnp build` with nothing changed: the no-change rebuild, which must write nothing. pnp folds
   its own sources into every input digest, so if pnp/ is edited while the benchmark runs, that
@@ -617,6 +620,7 @@ class SizeResult:
     pnp: Timed
     raw: Timed
     no_change: Timed
+    cold: Timed
     pages: int
     pnp_pdf_bytes: int
     combined_pdf_bytes: int
@@ -630,6 +634,10 @@ class SizeResult:
     @property
     def size_ratio(self) -> float:
         return self.pnp_pdf_bytes / self.raw_pdf_bytes
+
+    @property
+    def cold_ratio(self) -> float:
+        return self.cold.best / self.raw.best
 
 
 def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult:
@@ -648,6 +656,7 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
         "pnp": [pnp, "build", "--force"],
         "raw": [sys.executable, str(deck.raw_script), str(root), str(raw_pdf)],
         "no_change": [pnp, "build"],
+        "cold": [pnp, "build"],  # after removing output/: nothing kept from the last build
     }
     failures: list[str] = []
     warm = run([pnp, "build", "--force"], root)  # a first build: warms the page cache and the .pyc files, untimed
@@ -659,6 +668,8 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
         for name, cmd in commands.items():
             if timings[name].runs and timings[name].best > SLOW_RUN_S:
                 continue
+            if name == "cold":
+                shutil.rmtree(root / "output")
             if name == "no_change":
                 failure = run_no_change(cmd, root, timings[name], sources)
                 if failure:
@@ -671,7 +682,7 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
             print(f"  {name}: {timings[name].best:.3f} s (best of {timings[name].runs})", file=sys.stderr, flush=True)
             if name == "pnp" and written_count(timings[name].stderr) < 1:
                 failures.append(f"{cards}: pnp build --force did not write the kind's PDF")
-    for name in ("pnp", "no_change"):
+    for name in ("pnp", "no_change", "cold"):
         if timings[name].stdout.strip():
             failures.append(f"{cards}: {name} reported problems:\n{timings[name].stdout[-1000:]}")
     if "0 written" not in timings["no_change"].stderr:
@@ -699,6 +710,7 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
         timings["pnp"],
         timings["raw"],
         timings["no_change"],
+        timings["cold"],
         expected,
         kind_pdf.stat().st_size,
         combined_pdf.stat().st_size if combined_pdf.exists() else 0,
@@ -813,13 +825,14 @@ def print_table(results: list[SizeResult], repeat: int, sources: str) -> None:
     )
     print()
     print(
-        "| deck | cards | pnp s | raw s | R = pnp/raw | peak RSS MB | no-change s | pages | pnp PDF MB | raw PDF MB "
+        "| deck | cards | pnp s | raw s | R = pnp/raw | cold s | R cold | peak RSS MB | no-change s | pages | pnp PDF MB | raw PDF MB "
         "| size pnp/raw | raw peak RSS MB | pnp CPU s | raw CPU s | R (CPU) |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(
-            f"| {r.deck.name} | {r.project.cards:,} | {seconds(r.pnp)} | {seconds(r.raw)} | {r.ratio:.2f} | {r.pnp.peak_mb:.0f} "
+            f"| {r.deck.name} | {r.project.cards:,} | {seconds(r.pnp)} | {seconds(r.raw)} | {r.ratio:.2f} "
+            f"| {seconds(r.cold)} | {r.cold_ratio:.2f} | {r.pnp.peak_mb:.0f} "
             f"| {seconds(r.no_change)} | {r.pages:,} | {r.pnp_pdf_bytes / 1e6:.2f} "
             f"| {r.raw_pdf_bytes / 1e6:.2f} | {r.size_ratio:.2f} | {r.raw.peak_mb:.0f} | {r.pnp.best_cpu:.2f} | {r.raw.best_cpu:.2f} "
             f"| {r.pnp.best_cpu / r.raw.best_cpu:.2f} |"
@@ -869,6 +882,7 @@ def main(argv: list[str] | None = None) -> int:
         last = [r for r in results if r.deck is deck][-1]
         checks = (
             (f"R = pnp/raw at most {TARGET_R}", last.ratio, TARGET_R, "{:.2f}"),
+            (f"R cold = pnp with no output folder/raw at most {TARGET_R}", last.cold_ratio, TARGET_R, "{:.2f}"),
             (f"PDF size pnp/raw at most {TARGET_SIZE_R}", last.size_ratio, TARGET_SIZE_R, "{:.2f}"),
             (f"peak RSS at most {TARGET_RSS_MB:.0f} MB", last.pnp.peak_mb, TARGET_RSS_MB, "{:.0f} MB"),
             (f"no-change rebuild at most {TARGET_NO_CHANGE_S} s", last.no_change.best, TARGET_NO_CHANGE_S, "{:.2f} s"),
@@ -878,7 +892,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{deck.name} {label(last.project.cards)}: target {what}: {fmt.format(value)}, {verdict}")
         print(
             f"{deck.name} {label(last.project.cards)}: pnp {last.pnp.best:.2f} s, raw reportlab {last.raw.best:.2f} s "
-            f"(X/Y = {last.ratio:.2f}), PDF {last.size_ratio:.2f}x, peak RSS {last.pnp.peak_mb:.0f} MB, "
+            f"(X/Y = {last.ratio:.2f}), cold {last.cold.best:.2f} s ({last.cold_ratio:.2f}), PDF {last.size_ratio:.2f}x, peak RSS {last.pnp.peak_mb:.0f} MB, "
             f"no-change rebuild {last.no_change.best:.2f} s"
         )
     return status

@@ -282,6 +282,14 @@ def stats(fmt: str, project_dir: Path | None) -> None:
     is_flag=True,
     help="On errors, build all the same, leaving out the records with parse or schema errors (a proof; exit status 1).",
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Processes to draw a kind's faces with; 0 (default): one per core for a kind with enough faces to draw. "
+    "The files are the same bytes whatever the number.",
+)
 @project_option
 def build(
     kinds: tuple[str, ...],
@@ -295,6 +303,7 @@ def build(
     langs: tuple[str, ...],
     fallback: bool,
     keep_going: bool,
+    jobs: int,
     project_dir: Path | None,
 ) -> None:
     """Check, then render every kind (or only KINDS) into print-ready PDFs in output/."""
@@ -330,6 +339,7 @@ def build(
         progress=True,
         fallback=fallback,
         keep_going=keep_going,
+        jobs=jobs,
     )
     runs = language_runs(project, langs, fallback)
     if len(runs) > 1:  # one build per language, each reported as if run alone

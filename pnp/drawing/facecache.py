@@ -195,8 +195,9 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
 PARALLEL_MIN_FACES = 300  # below this many faces per process, forking costs more than it saves
 
 
-def draw_jobs(faces: int) -> int:
-    """Processes to draw `faces` with: one per core this process may use, each with enough to do."""
+def draw_jobs(faces: int, minimum: int = PARALLEL_MIN_FACES) -> int:
+    """Processes to draw `faces` with: one per core this process may use, each with at least
+    `minimum` faces to draw."""
     from pnp.core.workers import can_fork
 
     if not can_fork():
@@ -205,7 +206,7 @@ def draw_jobs(faces: int) -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return max(1, min(cores, faces // PARALLEL_MIN_FACES))
+    return max(1, min(cores, faces // minimum))
 
 
 def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> list[tuple[Any, Finding]]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,9 +112,40 @@ class FaceStore:
         self._ready_metas: set[int] = set()  # metas (forms, fonts, images) whose every name is in it
         self._geometry: dict[tuple[int, int], tuple[Any, Any, list[str]]] = {}  # a page's slots and clips, written
         self._on_page: list[tuple[str, Any]] = []  # (key, face) of the page `page_key` was last asked about
+        self.keeps_pages = True  # False: a throwaway document drawing faces for another (pnp.drawing.drawahead)
+        self._ahead: list[Any] = []  # forked children drawing faces for this document (pnp.core.workers.Child)
+        self._elsewhere: set[str] = set()  # the keys of the faces they draw
+        self._start: Callable[[], list[Any]] | None = None  # forks them (after the first face drawn here)
+
+    def keeps(self, face: Any) -> bool:
+        """Whether the front of `face` is kept (its drawing copied, not drawn)."""
+        return self._key("front", face) in self.entries
+
+    def draw_elsewhere(self, start: Callable[[], list[Any]], faces: list[Any]) -> None:
+        """`faces` to be drawn by forked children (pnp.drawing.drawahead): `start` forks them once
+        this document has drawn its first face (so they inherit its fonts, forms and images);
+        their drawings join the kept ones when the document reaches the first of those faces, as
+        a warm build's would."""
+        self._start = start
+        self._elsewhere.update(self._key(side, face) for face in faces for side in ("front", "back"))
+
+    def settle(self) -> None:
+        """Take in (or reap) whatever the children drew; a child that failed drew nothing, and its
+        faces are drawn here."""
+        children, self._ahead = self._ahead, []
+        self._elsewhere.clear()
+        self._start = None
+        for child in children:
+            drawn = child.result()
+            for key, kept in drawn or ():
+                if key not in self.entries:
+                    self.entries[key] = (len(self._bodies), len(self._metas), kept.findings)
+                    self._bodies.append(kept.body)
+                    self._metas.append((kept.xobjects, kept.fonts, kept.images))
 
     def forget(self) -> None:
         """Keep nothing from the last build: the kind is drawn again from scratch."""
+        self.settle()  # the children's faces go too: they are of the same document
         self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
         self.pages, self.kept_pages, self.pages_drawn = {}, {}, 0
         self._prefixes, self._present, self._named, self._ready_metas = {}, set(), set(), set()
@@ -197,6 +229,9 @@ class FaceStore:
         self._named.update(used)
         self._present.update(xobjects)
         self.drawn += 1
+        if self._start is not None:
+            fork, self._start = self._start, None
+            self._ahead.extend(fork())
         return found
 
     # --- whole pages ---------------------------------------------------------------------------
@@ -263,6 +298,8 @@ class FaceStore:
         """The page just shown (drawn): its stream formatted now and kept under `key`."""
         from pnp.drawing.pagestream import fixed_stream
 
+        if not self.keeps_pages:
+            return
         shown = canvas._doc.Pages.pages[-1]
         data = fixed_stream(canvas._doc, shown)
         if shown._colorsUsed or shown._shadingUsed or shown.Annots:
@@ -300,6 +337,9 @@ class FaceStore:
 
     def _kept(self, key: str) -> Kept | None:
         raw = self.entries.get(key)
+        if raw is None and key in self._elsewhere:
+            self.settle()
+            raw = self.entries.get(key)
         if raw is None:
             return None
         index, meta, findings = raw

@@ -63,11 +63,13 @@ def render_kind(
     name: str = "",
     store: FaceStore | None = None,
     check_cache: CheckCache | None = None,
+    jobs: int = 0,
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
     drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets);
     `store` reuses the faces drawn by the last build (pnp.drawing.facestore); `check_cache`: where
-    `pnp check` keeps this kind's findings, filled so that a check after the build draws nothing."""
+    `pnp check` keeps this kind's findings, filled so that a check after the build draws nothing;
+    `jobs`: processes drawing the faces `store` does not keep (0: one per core, as they need)."""
     from pnp.drawing.bleedcheck import bleed_findings, safe_findings
     from pnp.drawing.facestore import Redraw
     from pnp.drawing.impose import ImpositionError
@@ -86,11 +88,18 @@ def render_kind(
     drawn: list[tuple[Any, Finding]] = []
     try:
         try:
+            if store is not None:
+                from pnp.drawing.drawahead import draw_ahead
+
+                draw_ahead(store, renderer, faces, spec, title, name, jobs)  # later faces drawn on other cores
             pairs = write_cut_sheets(handle, renderer, faces, spec, title, tick, name, store)
         except Redraw:
             assert store is not None
             store.forget()
             pairs = write_cut_sheets(handle, renderer, faces, spec, title, tick, name, store)
+        finally:
+            if store is not None:
+                store.settle()  # the children reaped, whatever happened
         drawn = [(face.origin, finding) for face, finding in pairs]
     except ImpositionError as err:
         imposed = [Finding("layout-error", f"layout {layout.name!r}: {err}", "/size", in_layout=True)]

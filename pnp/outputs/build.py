@@ -52,6 +52,7 @@ class BuildOptions:
     orientation: str | None = None  # None: pnp.toml's [paper] orientation
     margin_mm: float | None = None  # None: pnp.toml's [paper] margin (or its printer's minimum)
     kinds_only: bool = False  # each kind's own file only, no combined files or sheets (pnp watch: they follow)
+    jobs: int = 0  # processes drawing a kind's faces (pnp.drawing.drawahead); 0: one per core, as the kind needs
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +221,7 @@ def _build_checked(
                 name=labels.get(kind, kind),
                 store=store,
                 check_cache=checked,
+                jobs=options.jobs,
             )
             if localized is not None:
                 found = localized.relocate(found, kind)

@@ -1,0 +1,66 @@
+"""A kind's faces drawn on several cores by `pnp build` (pnp.drawing.drawahead): the same bytes as one
+process, with faces really drawn elsewhere, and a face store the next build reuses whole."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pnp.drawing.render import FACES_DRAWN
+from tests.buildkit import cards_only
+from tests.runpnp import run as pnp
+
+CARDS = 230
+TEXTS = ["Gain 1 {gold}.", "Überfall: deal 2 {damage} → a unit — *once*.", "Draw ½ a card, ♦ discard one."]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = cards_only(tmp_path_factory.mktemp("ahead") / "project")
+    path = root / "cards" / "cards.json"
+    first = json.loads(path.read_text(encoding="utf-8"))[0]
+    records = [
+        {**first, "id": f"card-{n:03}", "name": f"Card {n:03}", "cost": n % 7, "text": TEXTS[n % 3]}
+        for n in range(CARDS)
+    ]
+    path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
+    return root
+
+
+def build(root: Path, *args: str) -> tuple[int, dict[str, bytes]]:
+    """(faces drawn in this process, every PDF written) of `pnp build ARGS`."""
+    before = sum(FACES_DRAWN.values())
+    ran = pnp(root, "build", *args)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    pdfs = {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "output").rglob("*.pdf"))}
+    assert pdfs
+    return sum(FACES_DRAWN.values()) - before, pdfs
+
+
+def test_faces_drawn_on_several_cores_make_the_same_bytes(project: Path) -> None:
+    shutil.rmtree(project / "output", ignore_errors=True)
+    alone, one = build(project, "--jobs", "1")
+    assert alone == 2 * CARDS  # every front and back drawn here
+    for jobs in ("2", "3"):
+        shutil.rmtree(project / "output")
+        here, several = build(project, "--jobs", jobs)
+        assert several == one, f"--jobs {jobs}"
+        assert 0 < here < alone / 2, f"--jobs {jobs}: {here} of {alone} faces drawn in this process"
+    warm, again = build(project, "--force")  # the store the last build kept: every face, drawn here or not
+    assert (warm, again) == (0, one)
+
+
+def test_an_edit_after_a_build_on_several_cores_redraws_its_face_only(project: Path) -> None:
+    shutil.rmtree(project / "output", ignore_errors=True)
+    build(project, "--jobs", "2")
+    path = project / "cards" / "cards.json"
+    records = json.loads(path.read_text(encoding="utf-8"))
+    records[200]["name"] = "Card Two Hundred"  # a face a child drew
+    path.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
+    drawn, edited = build(project)
+    assert drawn == 2  # its front and back, drawn here: every other face came from the store
+    shutil.rmtree(project / "output")
+    assert build(project, "--jobs", "1")[1] == edited
