@@ -85,6 +85,43 @@ def project_file(root: Path, name: str, resolved_root: Path | None = None) -> tu
     return path, ""
 
 
+def project_files(root: Path, names: list[str]) -> list[tuple[Path | None, str]]:
+    """`project_file` of each of `names` (the same answers), for many files in few folders (the
+    images of icons.json): each folder is resolved once, then a name that is no link is its
+    resolved folder joined with it, where `Path.resolve` would look at every part of every path."""
+    inside = resolve_root(root)
+    folders: dict[str, str] = {}
+    answers: list[tuple[Path | None, str]] = []
+    for name in names:
+        try:
+            joined = os.path.join(root, name)
+            folder, leaf = os.path.split(joined)
+            real = folders.get(folder)
+            if real is None:
+                real = folders[folder] = os.path.realpath(folder)
+            if leaf in ("", ".", "..") or inside is None:
+                raise ValueError(leaf)  # the general path
+            path = Path(real, leaf)
+            info = os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            answers.append(project_file(root, name, inside))  # its own words for what is missing
+            continue
+        except (OSError, ValueError):
+            answers.append(project_file(root, name, inside))
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            answers.append(project_file(root, name, inside))  # where the link leads: resolved in full
+        elif not path.is_relative_to(inside):
+            answers.append((path, "is outside the project"))
+        elif stat.S_ISDIR(info.st_mode):
+            answers.append((path, "is a folder, not a file"))
+        elif not stat.S_ISREG(info.st_mode):
+            answers.append((path, f"is {kind_of(info.st_mode)}, not a regular file"))
+        else:
+            answers.append((path, ""))
+    return answers
+
+
 def resolve_root(root: Path) -> Path | None:
     """`root` resolved once for many project_file calls; None when it cannot be (each call then
     resolves it, and fails, as it would alone)."""

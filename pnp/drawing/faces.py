@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pnp.core.paths import RefusedFile, project_file, read_regular, resolve_root
+from pnp.core.paths import RefusedFile, project_files, read_regular
 from pnp.project.index import values_at
 
 if TYPE_CHECKING:
@@ -235,6 +235,5 @@ def icon_files(project: Project) -> list[Path]:
 
     root = project.root
     images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
-    inside = resolve_root(root)
-    paths = [project_file(root, image, inside) for image in images if isinstance(image, str) and image]
+    paths = project_files(root, [image for image in images if isinstance(image, str) and image])
     return sorted({path for path, problem in paths if path is not None and not problem})

@@ -11,7 +11,6 @@ files they draw, so a repeated check draws only the kinds whose inputs changed.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict
@@ -37,18 +36,16 @@ if TYPE_CHECKING:
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
 
-PACKAGE = Path(__file__).resolve().parents[1]
 CACHE_FOLDER = ".pnp-cache"
 CACHE_MAX_BYTES = 64 * 1024 * 1024  # what drawing found for one kind: far less in any real project
 Located = tuple[RecordFile, Finding]
 
 
 def code_digest() -> str:
-    """pnp's own code: a new pnp version redraws everything."""
-    hasher = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")) + [PACKAGE / "layout.schema.json"]:
-        hasher.update(path.read_bytes())
-    return hasher.hexdigest()
+    """pnp's own code and data (pnp.project.stamp.package_digest): a new pnp version redraws everything."""
+    from pnp.project.stamp import package_digest
+
+    return package_digest()
 
 
 def render_kind(

@@ -17,6 +17,7 @@ import json
 import os
 import stat
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -48,8 +49,7 @@ def input_digest(
     SHA-256: tens of megabytes of records are hashed here, and it runs in the processor's SHA
     instructions (twice BLAKE2b's speed in CPython)."""
     hasher = hashlib.sha256(options.encode("utf-8", "surrogateescape"))
-    for relative, info in _package_files():
-        hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    hasher.update(package_digest().encode())
     listed = project_files(project, skipped) if files is None else files
     if listed is None:
         return None
@@ -101,6 +101,17 @@ def project_files(project: Project, skipped: Callable[[str, str], bool]) -> list
             found.append((prefix + entry.name, info))
         stack.extend(reversed(folders))  # files of a folder, then its folders in order
     return found
+
+
+@cache
+def package_digest() -> str:
+    """pnp's own files (its code, schemas, fonts, templates) by path, size and modification time,
+    as Python's bytecode cache knows a source changed: a new pnp version, or an edit of pnp, draws
+    everything again. Once a process: the code running does not change under it."""
+    hasher = hashlib.sha256()
+    for relative, info in _package_files():
+        hasher.update(f"{relative}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
+    return hasher.hexdigest()
 
 
 def _package_files() -> list[tuple[str, os.stat_result]]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.core.paths import asset_code, image_problem, project_file, resolve_root, svg_problem
+from pnp.core.paths import asset_code, image_problem, project_files, svg_problem
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.records import RecordFile, load_file
@@ -68,13 +68,14 @@ def check_icons(project: Project) -> Iterator[Located]:
 def _icon_images(project: Project, data: Any) -> Iterator[Finding]:
     """Each icon's `image` must be an SVG, PNG or JPEG file inside the project (else build draws the disc)."""
     icons = data.get("icons") if isinstance(data, dict) else None
-    inside = resolve_root(project.root) if isinstance(icons, dict) and icons else None
-    for name, spec in (icons or {}).items() if isinstance(icons, dict) else ():
-        image = spec.get("image") if isinstance(spec, dict) else None
-        if not isinstance(image, str) or not image:
-            continue
+    images = [
+        (name, spec["image"])
+        for name, spec in (icons.items() if isinstance(icons, dict) else ())
+        if isinstance(spec, dict) and isinstance(spec.get("image"), str) and spec["image"]
+    ]
+    found = project_files(project.root, [image for _, image in images])
+    for (name, image), (path, problem) in zip(images, found, strict=True):
         pointer = f"/icons/{name}/image"
-        path, problem = project_file(project.root, image, inside)
         if problem or path is None:
             yield Finding(asset_code(problem), f"icon {name!r}: image {image!r} {problem}", pointer)
         elif path.suffix.lower() not in (".svg", ".png", ".jpg", ".jpeg"):
