@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from pnp.cli import common, diffing, exporting, translating  # noqa: F401 - pnp diff, the export and translate groups register on cli
+from pnp.cli import common
 from pnp.cli.common import cli, exit_now, flush_and_exit, language_runs, project_for, project_option, report_problems
 from pnp.core.problems import Problem, expand_codes, one_line
 from pnp.project.config import ConfigError, Project

@@ -46,7 +46,26 @@ project_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class CommandsOnDemand(click.Group):
+    """pnp's command group: the modules of `export`, `translate` and `diff` are imported when one
+    of those commands (or the list of commands, for help) is asked for, not by every `pnp build`."""
+
+    elsewhere = {"diff": "pnp.cli.diffing", "export": "pnp.cli.exporting", "translate": "pnp.cli.translating"}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        import importlib
+
+        if cmd_name not in self.commands:  # one of those, or a typo: click then suggests among them all
+            for name, module in self.elsewhere.items():
+                if name == cmd_name or cmd_name not in self.elsewhere:
+                    importlib.import_module(module)  # its decorators add the command to this group
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.elsewhere})
+
+
+@click.group(cls=CommandsOnDemand, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="pnp")
 def cli() -> None:
     """Check card and token records, and render them into print-and-play files."""
