@@ -157,7 +157,7 @@ def _scale(factor: float) -> Any:
 
 
 @cache
-def _snapshot_face_class() -> type:
+def _snapshot_face_class() -> Any:
     """reportlab's TTFontFace, with what only shaping reads (`_LAZY`) unpacked when first read."""
     from reportlab.pdfbase.ttfonts import TTFontFace
 
