@@ -64,3 +64,27 @@ def test_an_edit_after_a_build_on_several_cores_redraws_its_face_only(project: P
     assert drawn == 2  # its front and back, drawn here: every other face came from the store
     shutil.rmtree(project / "output")
     assert build(project, "--jobs", "1")[1] == edited
+
+
+def test_sheets_laid_out_on_another_core_make_the_same_files(tmp_path: Path) -> None:
+    """While the kinds are drawn, a forked child lays the sheet files out (pnp.outputs.build); the
+    files, the read-me that lists them and the problems are those of one process."""
+    from pnp.sheets.build import LAID_OUT
+
+    root = tmp_path / "game"
+    shutil.copytree(Path(__file__).resolve().parent / "sheet_project", root, ignore=shutil.ignore_patterns("output"))
+
+    def whole(*args: str) -> tuple[int, dict[str, bytes], str]:
+        shutil.rmtree(root / "output", ignore_errors=True)
+        before = sum(LAID_OUT.values())
+        ran = pnp(root, "build", *args)
+        assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+        files = {str(p.relative_to(root)): p.read_bytes() for p in sorted((root / "output").rglob("*.pdf"))}
+        return sum(LAID_OUT.values()) - before, files, ran.stdout + ran.stderr
+
+    here, alone, said = whole("--jobs", "1")
+    assert here >= 4 and any("/setup/" in name for name in alone)  # laid out in this process
+    elsewhere, split, told = whole("--jobs", "2")
+    assert elsewhere == 0  # every sheet laid out by the child
+    assert split == alone
+    assert told == said

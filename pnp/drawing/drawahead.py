@@ -26,15 +26,22 @@ OWN_SHARE = 0.45  # this process also lays out, compresses and writes every page
 
 
 def draw_ahead(
-    store: FaceStore, renderer: Renderer, faces: list[Face], spec: SheetSpec, title: str, name: str, jobs: int = 0
+    store: FaceStore,
+    renderer: Renderer,
+    faces: list[Face],
+    spec: SheetSpec,
+    title: str,
+    name: str,
+    jobs: int = 0,
+    reserved: int = 0,
 ) -> None:
     """Have children draw the later shares of the faces `store` does not keep: `jobs` processes in
-    all (0: one per core, each with at least MIN_FACES faces)."""
+    all (0: one per core but `reserved` ones, each with at least MIN_FACES faces)."""
     from pnp.core.workers import Child, can_fork
     from pnp.drawing.facecache import draw_jobs
 
     missing = [face for face in faces if not store.keeps(face)]
-    jobs = draw_jobs(len(missing), MIN_FACES) if jobs == 0 else min(jobs, len(missing))
+    jobs = draw_jobs(len(missing), MIN_FACES, reserved) if jobs == 0 else min(jobs, len(missing))
     if jobs <= 1 or not can_fork():
         return
     own = round(len(missing) * OWN_SHARE) if jobs == 2 else len(missing) // jobs

@@ -195,9 +195,9 @@ def _write(path: Path, payload: dict[str, Any]) -> None:
 PARALLEL_MIN_FACES = 300  # below this many faces per process, forking costs more than it saves
 
 
-def draw_jobs(faces: int, minimum: int = PARALLEL_MIN_FACES) -> int:
-    """Processes to draw `faces` with: one per core this process may use, each with at least
-    `minimum` faces to draw."""
+def draw_jobs(faces: int, minimum: int = PARALLEL_MIN_FACES, reserved: int = 0) -> int:
+    """Processes to draw `faces` with: one per core this process may use (but `reserved` cores,
+    busy with other work of the same command), each with at least `minimum` faces to draw."""
     from pnp.core.workers import can_fork
 
     if not can_fork():
@@ -206,7 +206,7 @@ def draw_jobs(faces: int, minimum: int = PARALLEL_MIN_FACES) -> int:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
-    return max(1, min(cores, faces // minimum))
+    return max(1, min(cores - reserved, faces // minimum))
 
 
 def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> list[tuple[Any, Finding]]:

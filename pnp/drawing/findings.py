@@ -61,12 +61,14 @@ def render_kind(
     store: FaceStore | None = None,
     check_cache: CheckCache | None = None,
     jobs: int = 0,
+    reserved: int = 0,
 ) -> list[Located]:
     """Draw one kind's cut sheets into `handle` (all its records, or `records`); returns what
     drawing found, located. `name` labels each sheet's margin (pnp.drawing.pdf.write_cut_sheets);
     `store` reuses the faces drawn by the last build (pnp.drawing.facestore); `check_cache`: where
     `pnp check` keeps this kind's findings, filled so that a check after the build draws nothing;
-    `jobs`: processes drawing the faces `store` does not keep (0: one per core, as they need)."""
+    `jobs`: processes drawing the faces `store` does not keep (0: one per core, as they need, but
+    `reserved` cores: busy with the build's sheets)."""
     from pnp.drawing.bleedcheck import bleed_findings, safe_findings
     from pnp.drawing.facestore import Redraw
     from pnp.drawing.impose import ImpositionError
@@ -88,7 +90,9 @@ def render_kind(
             if store is not None:
                 from pnp.drawing.drawahead import draw_ahead
 
-                draw_ahead(store, renderer, faces, spec, title, name, jobs)  # later faces drawn on other cores
+                draw_ahead(
+                    store, renderer, faces, spec, title, name, jobs, reserved
+                )  # later faces drawn on other cores
             pairs = write_cut_sheets(handle, renderer, faces, spec, title, tick, name, store)
         except Redraw:
             assert store is not None
@@ -294,14 +298,19 @@ def read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) 
 
 
 def write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:
+    write_found(path, key, [(record_file.path, finding) for record_file, finding in found], root)
+
+
+def write_found(path: Path, key: str, found: list[tuple[Path, Finding]], root: Path) -> None:
+    """`write_cache` of findings given by their record file's path."""
     from pnp.core.output import atomic_write
 
     payload = {
         "key": key,
         "findings": [
-            {"file": record_file.path.relative_to(root).as_posix(), "finding": asdict(finding)}
-            for record_file, finding in found
-            if record_file.path.is_relative_to(root)
+            {"file": file.relative_to(root).as_posix(), "finding": asdict(finding)}
+            for file, finding in found
+            if file.is_relative_to(root)
         ],
     }
     with contextlib.suppress(OSError):  # a read-only checkout: the check still works, only slower next time

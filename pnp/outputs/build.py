@@ -9,6 +9,7 @@ schema error is drawn all the same, and the errors are reported); each file is w
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass, replace
 from functools import partial
@@ -30,6 +31,7 @@ from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with
 from pnp.project.config import Project
 
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
+    from pnp.core.workers import Child
     from pnp.drawing.combine import Part
     from pnp.drawing.facestore import FaceStore
     from pnp.drawing.readme import ReadMe
@@ -187,6 +189,10 @@ def _build_checked(
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
     progress = progress_bar(options.progress, sum(len(faces) for *_, faces, _ in plans))
+    drawing = any(options.force or not manifest.fresh(target, key) for _, _, target, key, _, _ in plans)
+    sheets_child = _sheets_elsewhere(
+        loaded, project, options, manifest, localized, digests_checked is not None, drawing
+    )  # laid out on another core meanwhile
     parts_known: dict[str, Part] = {}  # each kind's faces counted once
     store_key: bytes | None = None
     for kind, layout, target, key, faces, preset in plans:
@@ -222,6 +228,7 @@ def _build_checked(
                 store=store,
                 check_cache=checked,
                 jobs=options.jobs,
+                reserved=0 if sheets_child is None else 1,  # a core lays the sheets out meanwhile
             )
             if localized is not None:
                 found = localized.relocate(found, kind)
@@ -244,8 +251,10 @@ def _build_checked(
         sheets.append(
             (target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known, labels.get(kind, ""))], spec))
         )
-    as_checked = digests_checked is not None
-    sheet_results = _build_sheets(loaded, project, options, manifest, localized, as_checked)  # the read-me lists them
+    laid = None if sheets_child is None else sheets_child.result()  # None: the child failed, laid out here
+    if laid is None:
+        laid = _lay_out_sheets(loaded, project, options, manifest, localized, digests_checked is not None)
+    sheet_results = _write_sheets(laid, manifest, project, localized)  # the read-me lists them
     names = kind_names(loaded)
     for folder, entries in sorted(per_game.items()):
         if options.kinds or options.kinds_only:
@@ -428,7 +437,7 @@ def _part(
     return part
 
 
-def _build_sheets(
+def _lay_out_sheets(
     loaded: LoadedProject,
     project: Project,
     options: BuildOptions,
@@ -436,13 +445,14 @@ def _build_sheets(
     localized: Localized | None = None,
     as_checked: bool = False,
 ) -> list[Any]:
-    """Sheet files' PDFs (pnp.sheets), when the kinds are not filtered; problems come located.
-    `localized`: a language build (the sheets' fixed strings and the cards they show translated);
-    `as_checked`: laid out as `pnp check` lays them out, so what they found is kept for it too."""
+    """Sheet files' PDFs (pnp.sheets) laid out, not yet written (pnp.sheets.build.LaidOut), when the
+    kinds are not filtered; problems come located. `localized`: a language build (the sheets'
+    fixed strings and the cards they show translated); `as_checked`: laid out as `pnp check`
+    lays them out, so what they found is kept for it too."""
     if options.kinds or options.kinds_only or not loaded.lays_out_sheets:
         return []  # no sheet file and no kind printed on sheets: pnp.sheets is not even imported
     from pnp.drawing.miniature import token_drawer
-    from pnp.sheets.build import build_sheets
+    from pnp.sheets.build import lay_out_sheets
 
     draw, _inputs = token_drawer(loaded, localized.layouts if localized else None)  # digest: pnp/sheets/inputs.py
     out_root = output_root(project, options.paper, options.duplex)
@@ -450,14 +460,43 @@ def _build_sheets(
         from pnp.drawing.findings import CACHE_FOLDER
 
         checked = project.output / CACHE_FOLDER / "sheets" if as_checked else None
-        return build_sheets(
+        return lay_out_sheets(
             loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw, check_cache=checked
         )
-    results = build_sheets(
+    return lay_out_sheets(
         loaded, out_root, options.paper, manifest, force=options.force, draw_card=draw,
         texts=localized.sheets, word=localized.word, words_key=localized.words_key,
     )  # fmt: skip
-    return localized.sheet_results(results)  # a too-tall block goes to the catalog entry that makes it so
+
+
+def _sheets_elsewhere(
+    loaded: LoadedProject,
+    project: Project,
+    options: BuildOptions,
+    manifest: Manifest,
+    localized: Localized | None,
+    as_checked: bool,
+    drawing: bool,
+) -> Child[list[Any]] | None:
+    """The sheets laid out in a forked child while this process draws the kinds (`drawing`: some
+    kind is drawn), on a machine with another core; None: laid out here, after the kinds."""
+    from pnp.core.workers import Child, can_fork
+
+    if not drawing or options.jobs == 1 or options.kinds or options.kinds_only or not loaded.lays_out_sheets:
+        return None
+    if not can_fork() or (options.jobs == 0 and len(os.sched_getaffinity(0)) < 2):
+        return None
+    return Child(_lay_out_sheets, loaded, project, options, manifest, localized, as_checked)
+
+
+def _write_sheets(laid: list[Any], manifest: Manifest, project: Project, localized: Localized | None) -> list[Any]:
+    """Write the laid-out sheets (pnp.sheets.build.write_sheets); their results."""
+    if not laid:
+        return []
+    from pnp.sheets.build import write_sheets
+
+    results = write_sheets(laid, manifest, project.root)
+    return results if localized is None else localized.sheet_results(results)  # a too-tall block: its catalog entry
 
 
 class _Discard(Exception):

@@ -8,6 +8,7 @@ the sheet block, naming the record and field; that file is not written.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import re
 from collections.abc import Callable
@@ -387,6 +388,40 @@ def build_sheets(
     `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds.
     `check_cache`: `pnp check`'s folder of sheet findings (render_findings), filled with what each
     output laid out here found, so that a check after the build lays out nothing again."""
+    laid = lay_out_sheets(loaded, out_dir, paper, manifest, force, draw_card, texts, word, words_key, check_cache)
+    return write_sheets(laid, manifest, loaded.project.root)
+
+
+LAID_OUT: collections.Counter[str] = collections.Counter()  # outputs laid out in this process, by sheet file (tests)
+
+
+@dataclass(frozen=True, slots=True)
+class LaidOut:
+    """One output file laid out (nothing written yet): its PDF (None: up to date, or not made)
+    and what laying it out found."""
+
+    result: SheetResult  # `written`: to be written now (its data is here)
+    key: str
+    data: bytes | None = None
+    cache: Path | None = None  # pnp check's findings file for it, and what goes in it (by record file)
+    found: tuple[tuple[Path, Finding], ...] = ()
+
+
+def lay_out_sheets(
+    loaded: LoadedProject,
+    out_dir: Path,
+    paper: str,
+    manifest: Manifest,
+    force: bool = False,
+    draw_card: CardHook | None = None,
+    texts: Callable[[SheetSet], None] | None = None,
+    word: Callable[[str, str], str] | None = None,
+    words_key: str = "",
+    check_cache: Path | None = None,
+) -> list[LaidOut]:
+    """`build_sheets` but for the writing: every output laid out into bytes, which the caller
+    writes with `write_sheets` (pnp.outputs.build lays them out in a child meanwhile drawing the
+    kinds). Reads the manifest, writes nothing."""
     from reportlab import rl_config
 
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
@@ -401,34 +436,48 @@ def build_sheets(
     drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
     inputs = Inputs(loaded, sheets, paper)
     outputs, planner = plan_all(loaded, sheets, out_dir, drawer)
-    results: list[SheetResult] = []
+    laid: list[LaidOut] = []
     setup_problems = [_locate(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
         key = inputs.digest(output.sheet, output.relative, output.records) + words_key
         named = {"title": output.title, "subtitle": _subtitle(drawer, output)}
         if not force and manifest.fresh(output.path, key):
-            results.append(SheetResult(output.path, False, (), **named))
+            laid.append(LaidOut(SheetResult(output.path, False, (), **named), key))
             continue
         drawer.problems.clear()
         data = build_one(drawer, output, pagesize)
-        if check_cache is not None:
-            from pnp.drawing.findings import write_cache
-
-            found = [place(loaded, s, f) for s, f in drawer.problems]
-            write_cache(check_cache / _cache_name(output.relative), key, found, loaded.project.root)
+        LAID_OUT[output.sheet.name] += 1
+        cache = None if check_cache is None else check_cache / _cache_name(output.relative)
+        placed = (place(loaded, s, f) for s, f in drawer.problems) if cache is not None else ()
+        found = tuple((record_file.path, finding) for record_file, finding in placed)
         problems = tuple(dict.fromkeys(_locate(loaded, s, f) for s, f in drawer.problems))
         if data is None or any(p.severity == "error" for p in problems):  # the previous file stays
-            results.append(SheetResult(output.path, False, problems, **named))
+            laid.append(LaidOut(SheetResult(output.path, False, problems, **named), key, None, cache, found))
             continue
-        atomic_write(output.path, lambda handle, data=data: handle.write(data))  # type: ignore[misc]
-        if not problems:
-            manifest.record(output.path, key)
-        results.append(SheetResult(output.path, True, problems, **named))
-    if setup_problems and results:
-        first = results[0]
-        results[0] = SheetResult(first.path, first.written, (*first.problems, *setup_problems))
+        laid.append(LaidOut(SheetResult(output.path, True, problems, **named), key, data, cache, found))
+    if setup_problems and laid:
+        first = laid[0]
+        result = first.result
+        with_setup = SheetResult(
+            result.path, result.written, (*result.problems, *setup_problems), result.title, result.subtitle
+        )
+        laid[0] = LaidOut(with_setup, first.key, first.data, first.cache, first.found)
+    return laid
+
+
+def write_sheets(laid: list[LaidOut], manifest: Manifest, root: Path) -> list[SheetResult]:
+    """Write what `lay_out_sheets` laid out (and pnp check's findings of it); the results."""
+    from pnp.drawing.findings import write_found
+
+    for item in laid:
+        if item.cache is not None:
+            write_found(item.cache, item.key, list(item.found), root)
+        if item.result.written and item.data is not None:
+            atomic_write(item.result.path, lambda handle, data=item.data: handle.write(data))  # type: ignore[misc]
+            if not item.result.problems:
+                manifest.record(item.result.path, item.key)
     manifest.save()
-    return results
+    return [item.result for item in laid]
 
 
 def render_findings(
