@@ -35,6 +35,23 @@ def escape(text: Any) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+
+class Para(Paragraph):  # type: ignore[misc]  # reportlab has no type hints
+    """A reportlab Paragraph that breaks its lines once for each width it is wrapped to. A table
+    wraps every cell three or four times at the same width (its heights, the page split, the
+    drawing, and pnp's own overflow measure), and breaking lines is most of laying out a sheet."""
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:  # noqa: N803 - reportlab's names
+        wraps: dict[float, tuple[Any, ...]] = self.__dict__.setdefault("_pnp_wraps", {})
+        known = wraps.get(availWidth)
+        if known is not None:
+            self.width, self.height, self._wrapWidths, self.blPara = known
+            return self.width, self.height
+        size: tuple[float, float] = Paragraph.wrap(self, availWidth, availHeight)
+        if hasattr(self, "blPara") and self.width == availWidth:  # else too narrow: nothing was broken
+            wraps[availWidth] = (self.width, self.height, self._wrapWidths, self.blPara)
+        return size
+
 @dataclass(slots=True, kw_only=True)
 class Drawer(Templates):
     """Everything the handlers share while one PDF is laid out (its templates: Templates)."""
@@ -86,7 +103,7 @@ class Drawer(Templates):
 
     def rich(self, text: str, style: Any, bullet: str | None = None) -> Paragraph:
         """A paragraph of card markup, its icons drawn as their images."""
-        return inline_icons(Paragraph(self.markup(text), style, bulletText=bullet), self.icon_art_of)
+        return inline_icons(Para(self.markup(text), style, bulletText=bullet), self.icon_art_of)
 
     def paragraph(self, text: str, style: Any, where: Where, bullet: str | None = None) -> Paragraph:
         para = self.rich(text, style, bullet)
@@ -119,7 +136,7 @@ class Drawer(Templates):
         out: list[Flowable] = [] if first or self.fresh else [PageBreak()]
         self.fresh = False
         out.append(Mark(header=title, section=self.sections, where=where))
-        heading = Paragraph(escape(title), self.styles.title)
+        heading = Para(escape(title), self.styles.title)
         if toc:
             heading._pnp_toc = (0, escape(title), f"section-{self.sections}")
         out.append(heading)
@@ -249,10 +266,10 @@ def table(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
             for c, col in enumerate(block["columns"])
             if col in columns
         ]
-        data.append(([Paragraph("", d.styles.head)] if box_width else []) + head)
+        data.append(([Para("", d.styles.head)] if box_width else []) + head)
     for index, item in enumerate(items, 1):
         inner = with_item(scope, name, item, index)
-        cells: list[Any] = [Paragraph(BOX, d.styles.cell)] if box_width else []
+        cells: list[Any] = [Para(BOX, d.styles.cell)] if box_width else []
         for c, column in enumerate(columns):
             here = f"{pointer}/columns/{block['columns'].index(column)}/value"
             value = d.text(sheet, here, column["value"], inner)
@@ -270,10 +287,10 @@ def _grid_of(
 ) -> Table:  # fmt: skip
     """A table of plain cells (card markup) under a header row."""
     data: list[list[Any]] = [
-        ([Paragraph("", d.styles.head)] if box_width else []) + [d.rich(h, d.styles.head) for h in headers]
+        ([Para("", d.styles.head)] if box_width else []) + [d.rich(h, d.styles.head) for h in headers]
     ]
     for row in rows:
-        cells: list[Any] = [Paragraph(BOX, d.styles.cell)] if box_width else []
+        cells: list[Any] = [Para(BOX, d.styles.cell)] if box_width else []
         for c, value in enumerate(row):
             style = d.styles.cell_bold if bold_first and c == 0 else d.styles.cell
             cell = d.paragraph(value, style, Where(pointer, record_id(scope)))
@@ -464,7 +481,7 @@ def toc(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, d
     out: list[Flowable] = []
     title = d.text(sheet, pointer + "/title", block.get("title", "Contents"), scope)
     if title:
-        out.append(Paragraph(escape(title), d.styles.h2))
+        out.append(Para(escape(title), d.styles.h2))
     return [*out, contents]
 
 
@@ -522,10 +539,10 @@ def fields(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope
             where = Where(pointer, str(record.get("id", "")))
             cell = d.paragraph(shown, d.styles.cell, where)
             heading = d.word(f"pnp:{kind}/fields/{word_key(key)}", humanize(key))  # pnp.translation.sheetwords
-            label = Paragraph(escape(heading), d.styles.cell_bold)
+            label = Para(escape(heading), d.styles.cell_bold)
             for piece in split_cell(cell, d.width * 0.74 - 2 * CELL_PAD, d.height - 72):
                 rows.append([label, piece])
-                label = Paragraph("", d.styles.cell_bold)  # continuation rows: the value goes on
+                label = Para("", d.styles.cell_bold)  # continuation rows: the value goes on
     return [grid(rows, [d.width * 0.26, d.width * 0.74], header=False)] if rows else []
 
 
