@@ -35,7 +35,6 @@ def escape(text: Any) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-
 class Para(Paragraph):  # type: ignore[misc]  # reportlab has no type hints
     """A reportlab Paragraph that breaks its lines once for each width it is wrapped to. A table
     wraps every cell three or four times at the same width (its heights, the page split, the
@@ -52,6 +51,7 @@ class Para(Paragraph):  # type: ignore[misc]  # reportlab has no type hints
             wraps[availWidth] = (self.width, self.height, self._wrapWidths, self.blPara)
         return size
 
+
 @dataclass(slots=True, kw_only=True)
 class Drawer(Templates):
     """Everything the handlers share while one PDF is laid out (its templates: Templates)."""
@@ -67,6 +67,7 @@ class Drawer(Templates):
     sections: int = 0
     fresh: bool = False  # nothing drawn yet: the next section starts on this page
     toc: bool = False
+    parsed: dict[tuple[str, int, str | None], tuple[Any, str, list[Any]]] = field(default_factory=dict)  # see `rich`
 
     def markup(self, text: str, images: bool = True) -> str:
         """Card markup -> paragraph markup; a newline is a line break. An icon with an image becomes
@@ -102,8 +103,20 @@ class Drawer(Templates):
         return load_icon_art(self.root, self.icon_art, icon.image)
 
     def rich(self, text: str, style: Any, bullet: str | None = None) -> Paragraph:
-        """A paragraph of card markup, its icons drawn as their images."""
-        return inline_icons(Para(self.markup(text), style, bulletText=bullet), self.icon_art_of)
+        """A paragraph of card markup, its icons drawn as their images. A markup met before in
+        this style is not parsed again (a table repeats its cells' words: costs, types, "-"): the
+        paragraph gets copies of the fragments the first parse made."""
+        markup = self.markup(text)
+        key = (markup, id(style), bullet)  # the entry keeps its style alive: no other style gets its id
+        known = self.parsed.get(key)
+        if known is not None and known[0] is style:
+            _, cleaned, frags = known
+            para = Para(cleaned, style, bulletText=bullet, frags=[frag.clone() for frag in frags])
+        else:
+            para = Para(markup, style, bulletText=bullet)
+            if para.style is style and para.bulletText == bullet:  # no <para> or <bullet> of its own
+                self.parsed[key] = (style, para.text, [frag.clone() for frag in para.frags])
+        return inline_icons(para, self.icon_art_of)
 
     def paragraph(self, text: str, style: Any, where: Where, bullet: str | None = None) -> Paragraph:
         para = self.rich(text, style, bullet)
