@@ -112,3 +112,52 @@ def test_a_template_failing_with_macros_reports_as_before() -> None:
         ("sheet-error", "/blocks/3/text", "template failed: unexpected '}', expected ')'"),
         ("sheet-error", "/blocks/4/text", "template failed: division by zero"),
     ]
+
+
+PLAIN_SCOPES: list[dict[str, Any]] = [
+    {"card": {"name": "Fire Imp", "cost": 2, "items": "x", "none": None, "text": "  *Counters* {coin} <b>&amp;  "}},
+    {"card": {"name": ""}},
+    {"card": {}},
+    {"card": "not a record"},
+    {"card": ["a", "list"]},
+    {},
+]
+PLAIN_SOURCES = [
+    "{{ card.name }}",
+    "  {{card.text}}  ",
+    "{{ card.cost }}",
+    "{{ card.none }}",
+    "{{ card.items }}",
+    "{{ card.keys }}",
+    "{{ card.missing }}",
+    "{{ card.__class__ }}",
+    "{{ card.name }} and more",
+    "{{ card.name | upper }}",
+    "{{ not.name }}",
+]
+
+
+@pytest.mark.parametrize("source", PLAIN_SOURCES)
+@pytest.mark.parametrize("scope", PLAIN_SCOPES, ids=range(len(PLAIN_SCOPES)))
+def test_a_sheet_s_plain_field_path_renders_as_jinja_renders_it(source: str, scope: dict[str, Any]) -> None:
+    """`{{ card.name }}` read without Jinja (pnp.sheets.templates.plain_text) says what Jinja says,
+    and where it cannot tell (a number, a dict method, a missing field, another template) it says
+    nothing and Jinja renders."""
+    from pnp.sheets.templates import plain_text
+
+    fast = plain_text(source, scope)
+    reference = templates()
+    try:
+        expected: str | None = str(reference.env.from_string(source).render(**scope))
+    except Exception:  # noqa: BLE001 - a template Jinja refuses: the fast path must not answer
+        expected = None
+    if fast is not None:
+        assert fast.strip() == (expected or "").strip()
+    answered = fast is not None
+    assert answered == (
+        source.strip() in ("{{ card.name }}", "{{card.text}}")
+        and isinstance(scope.get("card"), dict)
+        and isinstance(scope["card"].get(source.strip().strip("{} ").split(".")[1]), str)
+    )
+    sheet_text = templates().text(sheet(""), "/blocks/0/text", source, scope)
+    assert sheet_text == (expected or "").strip() or expected is None

@@ -42,6 +42,11 @@ def plain_names(source: str, expression: bool = False) -> frozenset[str] | None:
     return frozenset({match.group(1)})
 
 
+def not_names() -> frozenset[str]:
+    """Words Jinja's parser does not read as a name (`not`, `true`), and Python's keywords."""
+    return _NOT_NAMES
+
+
 class PlainField:
     """A template that is exactly `{{ name }}` (plain_field), rendered as Jinja renders it: a string
     value within the template-output limit is the output itself; any other value (missing, a

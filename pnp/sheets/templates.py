@@ -5,8 +5,10 @@ earlier check found without importing reportlab (pnp.sheets.blocks draws; its Dr
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import chain
 from typing import Any
 
@@ -15,9 +17,11 @@ from jinja2.exceptions import TemplateError
 from jinja2.runtime import Context as JinjaContext
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from pnp.core.limits import current
 from pnp.core.pointers import escape
 from pnp.core.problems import Finding
 from pnp.project.layout import template_env
+from pnp.project.plaintemplates import TEMPLATE_GLOBALS, not_names
 from pnp.project.refkinds import Lookup, ref_filter
 from pnp.project.sandbox import bounded_render
 from pnp.project.sheetfiles import SheetFile, SheetSet
@@ -76,6 +80,35 @@ def stored_in(tree: nodes.Template) -> frozenset[str]:
 def record_scope(record: dict[str, Any], game: str, sheet: SheetFile) -> Scope:
     """What a template over one record reads: its fields, `record` itself, the game's title."""
     return {**record, "record": record, "game": game, "__sheet__": sheet.name}
+
+
+PLAIN_PATH = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)\s*\}\}")
+
+
+@lru_cache(maxsize=4096)
+def _plain_path(source: str) -> tuple[str, str] | None:
+    match = PLAIN_PATH.fullmatch(source.strip())
+    if match is None or match.group(1) in not_names() or match.group(1) in TEMPLATE_GLOBALS:
+        return None
+    return match.group(1), match.group(2)
+
+
+def plain_text(source: str, scope: Scope) -> str | None:
+    """What a sheet's `{{ card.name }}` renders, where Jinja is not needed to tell: `card` a record
+    (a dict) of this scope, `name` one of its fields (not a dict method Jinja would find first)
+    holding text within the template-output limit, which Jinja prints as it is. None: ask Jinja (a
+    table's cells are most of a sheet's templates, and rendering them was a fifth of laying it out).
+    The text is the output up to the whitespace around the template (the caller strips it)."""
+    path = _plain_path(source)
+    if path is None:
+        return None
+    owner = scope.get(path[0])
+    if type(owner) is not dict or hasattr(dict, path[1]):
+        return None
+    value = owner.get(path[1])
+    if type(value) is not str or len(value) > current().template_output:
+        return None
+    return value
 
 
 @dataclass(slots=True)
@@ -196,6 +229,10 @@ class Templates:
     def text(self, sheet: SheetFile, pointer: str, source: str, scope: Scope) -> str:
         try:
             macros = str(sheet.data.get("macros", ""))
+            if not macros:
+                known = plain_text(source, scope)
+                if known is not None:
+                    return known.strip()
             return self._render(source, macros, scope).strip()
         except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, RecursionError) as err:
             self.fail(sheet, pointer, scope, f"template failed: {err}")
