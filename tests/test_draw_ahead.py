@@ -88,3 +88,32 @@ def test_sheets_laid_out_on_another_core_make_the_same_files(tmp_path: Path) -> 
     assert elsewhere == 0  # every sheet laid out by the child
     assert split == alone
     assert told == said
+
+
+def test_a_check_lays_the_sheets_out_on_another_core_and_reports_the_same(tmp_path: Path) -> None:
+    """`pnp check` lays the sheets out in a forked child while it draws the cards (pnp.verify.run);
+    what it reports, a problem of a sheet and of a card included, is what one process reports."""
+    from pnp.sheets.build import LAID_OUT
+
+    root = tmp_path / "game"
+    shutil.copytree(Path(__file__).resolve().parent / "sheet_project", root, ignore=shutil.ignore_patterns("output"))
+    units = root / "cards" / "units.json"
+    records = json.loads(units.read_text(encoding="utf-8"))
+    records[0]["name"] = "A name far too long for its box on the card " * 4  # a card's problem
+    units.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    setup = root / "sheets" / "setup.yaml"
+    text = setup.read_text(encoding="utf-8").replace("{{ map }}", "{{ (1 / 0) ~ map }}", 1)  # fails as laid out
+    setup.write_text(text.replace('when: "false"', 'when: "true"', 1), encoding="utf-8")
+
+    def check(*args: str) -> tuple[int, str]:
+        shutil.rmtree(root / "output", ignore_errors=True)
+        before = sum(LAID_OUT.values())
+        ran = pnp(root, "check", "--format", "json", *args)
+        return sum(LAID_OUT.values()) - before, ran.stdout
+
+    here, alone = check("--jobs", "1")
+    elsewhere, split = check("--jobs", "2")
+    assert here > 0 and elsewhere == 0
+    assert split == alone
+    codes = {problem["code"] for problem in json.loads(alone)["problems"]}
+    assert {"text-overflow", "sheet-error"} <= codes, codes

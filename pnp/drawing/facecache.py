@@ -52,8 +52,11 @@ def kind_findings(
     digests: FaceDigests,
     cache_file: Path | None,
     counter: DrawCounter | None = None,
+    jobs: int = 0,
+    reserved: int = 0,
 ) -> list[Located]:
-    """What drawing `records` of `kind` finds, located; drawing only the faces not in the cache."""
+    """What drawing `records` of `kind` finds, located; drawing only the faces not in the cache
+    (`jobs`, `reserved`: as `draw_faces`)."""
     from pnp.drawing.locate import place
 
     layout_key = digests.layout_key(layout, kind)
@@ -85,7 +88,7 @@ def kind_findings(
         if todo:
             by_origin: dict[tuple[int, int], list[Finding]] = {(id(o[0]), o[1]): [] for o, _ in todo}
             try:
-                drawn = draw_faces(renderer, drawn_faces, spec, kind)
+                drawn = draw_faces(renderer, drawn_faces, spec, kind, jobs, reserved)
                 imposed = []
             except ImpositionError as err:
                 drawn = []
@@ -209,18 +212,21 @@ def draw_jobs(faces: int, minimum: int = PARALLEL_MIN_FACES, reserved: int = 0) 
     return max(1, min(cores - reserved, faces // minimum))
 
 
-def draw_faces(renderer: Any, faces: list[Any], spec: SheetSpec, kind: str) -> list[tuple[Any, Finding]]:
+def draw_faces(
+    renderer: Any, faces: list[Any], spec: SheetSpec, kind: str, jobs: int = 0, reserved: int = 0
+) -> list[tuple[Any, Finding]]:
     """Draw `faces` on a throwaway PDF, as `pnp build` draws them; (face, finding) in face order.
     The PDF is never written out (what drawing finds is known when the faces are drawn).
 
-    On several cores, forked children each draw a contiguous share while this process draws the
+    On several cores (`jobs` processes; 0: one per core but `reserved` ones, busy with other work
+    of the check, for enough faces), forked children each draw a contiguous share while this process draws the
     first; their findings come back by face index, so the result is the one a single process
     gives. A child that fails is redone here (pnp.core.workers: a failed child loses nothing).
     """
     from pnp.core.workers import Child
     from pnp.drawing.pdf import write_cut_sheets
 
-    jobs = draw_jobs(len(faces))
+    jobs = draw_jobs(len(faces), PARALLEL_MIN_FACES, reserved) if jobs == 0 else min(jobs, len(faces))
     if jobs <= 1:
         return write_cut_sheets(io.BytesIO(), renderer, faces, spec, kind, save=False)
     size = -(-len(faces) // jobs)

@@ -240,8 +240,11 @@ def render_findings(
     broken: AbstractSet[tuple[int, int]] = frozenset(),
     use_cache: bool = True,
     counter: DrawCounter | None = None,
+    jobs: int = 0,
+    reserved: int = 0,
 ) -> list[Located]:
-    """`pnp check`: draw every kind with a layout into a throwaway PDF, as `pnp build` does.
+    """`pnp check`: draw every kind with a layout into a throwaway PDF, as `pnp build` does
+    (`jobs`, `reserved`: the processes drawing a kind, pnp.drawing.facecache.draw_faces).
 
     Records in `broken` ((file id, index); index -1: the whole file) are not drawn: they failed
     their schema, and what drawing them finds follows from that error. With `use_cache`, only
@@ -278,7 +281,7 @@ def render_findings(
             ((f, i), r) for f, i, r in loaded.records(kind) if (id(f), i) not in broken and (id(f), -1) not in broken
         ]
         cache_file = check_cache_file(project, kind) if use_cache else None
-        found.extend(kind_findings(loaded, layout, kind, spec, records, digests, cache_file, counter))
+        found.extend(kind_findings(loaded, layout, kind, spec, records, digests, cache_file, counter, jobs, reserved))
     return found
 
 

@@ -22,7 +22,7 @@ from pnp.core.problems import Finding
 from pnp.drawing.images import load_icon_art
 from pnp.drawing.render import Icon, parse_markup
 from pnp.project.sheetfiles import SheetFile
-from pnp.sheets.inline import icon_tag, inline_icons
+from pnp.sheets.inline import Para, icon_tag, inline_icons
 from pnp.sheets.page import CELL_PAD, HEAD_BG, RULE, SANS, ZEBRA, Mark, Styles, Where
 from pnp.sheets.templates import Block, CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
@@ -33,23 +33,6 @@ MAX_DEPTH = 8  # includes and repeats nested
 
 def escape(text: Any) -> str:
     return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-class Para(Paragraph):  # type: ignore[misc]  # reportlab has no type hints
-    """A reportlab Paragraph that breaks its lines once for each width it is wrapped to. A table
-    wraps every cell three or four times at the same width (its heights, the page split, the
-    drawing, and pnp's own overflow measure), and breaking lines is most of laying out a sheet."""
-
-    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:  # noqa: N803 - reportlab's names
-        wraps: dict[float, tuple[Any, ...]] = self.__dict__.setdefault("_pnp_wraps", {})
-        known = wraps.get(availWidth)
-        if known is not None:
-            self.width, self.height, self._wrapWidths, self.blPara = known
-            return self.width, self.height
-        size: tuple[float, float] = Paragraph.wrap(self, availWidth, availHeight)
-        if hasattr(self, "blPara") and self.width == availWidth:  # else too narrow: nothing was broken
-            wraps[availWidth] = (self.width, self.height, self._wrapWidths, self.blPara)
-        return size
 
 
 @dataclass(slots=True, kw_only=True)

@@ -523,6 +523,7 @@ def render_findings(
                 drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
             drawer.problems.clear()
             build_one(drawer, output, pagesize)
+            LAID_OUT[output.sheet.name] += 1
             cached = [place(loaded, s, f) for s, f in drawer.problems]
             if cache is not None:
                 write_cache(cache / name, key, cached, root)

@@ -7,7 +7,8 @@ thing that takes room on a line and moves the words after it: an image. So the m
 icon with an `<onDraw>` tag (parsed, never drawn as such), `inline_icons` turns it into an image
 fragment as wide as a card gives an icon, and the sheet's canvas (pnp.sheets.page.SheetCanvas)
 draws that "image" with `place_icon_art`: an SVG as vectors, a PNG or JPEG as an image. Text
-wrapping, table cells, bullets and page splits then treat an icon as one word.
+wrapping, table cells, bullets and page splits then treat an icon as one word. (`Para`: the
+sheets' Paragraph, which breaks its lines once a width.)
 """
 
 from __future__ import annotations
@@ -39,6 +40,23 @@ class InlineArt:
 
     def __init__(self, art: Any) -> None:
         self.art = art
+
+
+class Para(Paragraph):  # type: ignore[misc]  # reportlab has no type hints
+    """A reportlab Paragraph that breaks its lines once for each width it is wrapped to. A table
+    wraps every cell three or four times at the same width (its heights, the page split, the
+    drawing, and pnp's own overflow measure), and breaking lines is most of laying out a sheet."""
+
+    def wrap(self, availWidth: float, availHeight: float) -> tuple[float, float]:  # noqa: N803 - reportlab's names
+        wraps: dict[float, tuple[Any, ...]] = self.__dict__.setdefault("_pnp_wraps", {})
+        known = wraps.get(availWidth)
+        if known is not None:
+            self.width, self.height, self._wrapWidths, self.blPara = known
+            return self.width, self.height
+        size: tuple[float, float] = Paragraph.wrap(self, availWidth, availHeight)
+        if hasattr(self, "blPara") and self.width == availWidth:  # else too narrow: nothing was broken
+            wraps[availWidth] = (self.width, self.height, self._wrapWidths, self.blPara)
+        return size
 
 
 def inline_icons(para: Paragraph, art_of: Callable[[str], Any]) -> Paragraph:

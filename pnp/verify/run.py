@@ -3,8 +3,9 @@ then the catalogs of each language; one sorted list of located problems."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pnp.core.problems import Finding, Problem, not_found_before
 from pnp.project.config import Project
@@ -21,6 +22,9 @@ from pnp.rules.check import (
     rule_problems,
 )
 from pnp.rules.result import CheckResult
+
+if TYPE_CHECKING:
+    from pnp.core.workers import Child
 
 __all__ = [
     "CheckOptions",
@@ -56,16 +60,21 @@ def check_loaded(
         validation = Validation()
         validation.loaded = loaded
     problems = rule_problems(loaded, validation, options, checked)
-    if options.render and has_layouts(loaded.project):
+    sheet_errors = any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
+    sheets = options.render and not sheet_errors and not loaded.project.data_only  # broken sheet files: said
+    cards = options.render and has_layouts(loaded.project)
+    elsewhere = _sheets_elsewhere(loaded, options) if sheets and cards else None  # laid out meanwhile
+    if cards:
         from pnp.drawing.findings import render_findings
 
-        drawn = render_findings(loaded, broken_records(validation.findings()), options.render_cache)
+        broken = broken_records(validation.findings())
+        reserved = 0 if elsewhere is None else 1  # a core lays the sheets out
+        drawn = render_findings(loaded, broken, options.render_cache, jobs=options.jobs, reserved=reserved)
         problems.extend(not_found_before(problems, located(drawn, options, checked)))
-    sheet_errors = any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
-    if (
-        options.render and not sheet_errors and not loaded.project.data_only
-    ):  # broken sheet files: laying them out only repeats that
-        laid_out = sheet_render_findings(loaded, options.render_cache)
+    if sheets:
+        laid_out = None if elsewhere is None else _by_file(loaded, elsewhere.result())
+        if laid_out is None:  # laid out here: no other core, or the child failed
+            laid_out = sheet_render_findings(loaded, options.render_cache)
         problems.extend(not_found_before(problems, located(laid_out, options, checked)))
     if loaded.project.languages[1:]:  # catalogs per language (pnp.translation; drawn unless --no-render)
         from pnp.drawing.findings import CACHE_FOLDER
@@ -84,6 +93,35 @@ def broken_record_paths(loaded: LoadedProject, validation: Validation) -> frozen
     what `pnp build --keep-going` leaves out of the drawing (pnp.project.loaded.LoadedProject.left_out)."""
     paths = {id(f): f.path for f in loaded.files}
     return frozenset((paths[file_id], i) for file_id, i in broken_records(validation.findings()) if file_id in paths)
+
+
+def _sheets_elsewhere(loaded: LoadedProject, options: CheckOptions) -> Child[list[tuple[Path, Finding]]] | None:
+    """The sheets laid out (`sheet_render_findings`) in a forked child while this process draws the
+    cards, on a machine with another core (not with --jobs 1)."""
+    from pnp.core.workers import Child, can_fork
+
+    if not loaded.lays_out_sheets or options.jobs == 1 or not can_fork():
+        return None
+    if options.jobs == 0 and len(os.sched_getaffinity(0)) < 2:
+        return None
+
+    def lay_out() -> list[tuple[Path, Finding]]:
+        return [(file.path, finding) for file, finding in sheet_render_findings(loaded, options.render_cache)]
+
+    return Child(lay_out)
+
+
+def _by_file(
+    loaded: LoadedProject, found: list[tuple[Path, Finding]] | None
+) -> list[tuple[RecordFile, Finding]] | None:
+    """A child's findings with their record or sheet file again (None: the child failed)."""
+    if found is None:
+        return None
+    files = {f.path: f for f in loaded.files}
+    files.update({s.source.path: s.source for s in loaded.sheets.sheets.values()})
+    if not all(path in files for path, _ in found):
+        return None  # not one of this project's files: laid out here instead
+    return [(files[path], finding) for path, finding in found]
 
 
 def sheet_render_findings(loaded: LoadedProject, use_cache: bool = True) -> list[tuple[RecordFile, Finding]]:
