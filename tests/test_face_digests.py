@@ -125,37 +125,30 @@ def test_a_changed_image_redraws_the_faces_that_show_it(project: Path) -> None:
     assert drawn < faces_of(project)  # the spell tokens do not show it
 
 
-def test_drawing_on_several_cores_finds_what_one_process_finds(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_drawing_on_several_cores_finds_what_one_process_finds(project: Path) -> None:
     """Forked children drawing shares of a kind report the same findings, in the same order."""
-    import pnp.drawing.facecache as facecache
-
     spells = project / "cards" / "spells.json"
     for index in (0, 3):
         edit(spells, index, name="a name far too long for a token this small to hold " * 4)
     loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
-    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 1)
-    alone = render_findings(loaded, use_cache=False)
-    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 3 if faces >= 3 else 1)
-    shared = render_findings(loaded, use_cache=False)
+    alone = render_findings(loaded, use_cache=False, jobs=1)
+    shared = render_findings(loaded, use_cache=False, jobs=3)
     assert [(f.path, x) for f, x in shared] == [(f.path, x) for f, x in alone]
     assert sum(x.code == "text-overflow" for _, x in alone) >= 2
 
 
-def test_a_child_that_found_nothing_is_not_drawn_again(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_child_that_found_nothing_is_not_drawn_again(project: Path) -> None:
     """A share whose faces all draw cleanly comes back as no findings, not as a failed child: this
     process draws its own share only (it used to draw every clean share again, so a cold check of a
     clean deck cost what a build costs)."""
-    import pnp.drawing.facecache as facecache
     from pnp.drawing.render import FACES_DRAWN
 
     loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
-    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 1)
     before = FACES_DRAWN.copy()
-    alone = render_findings(loaded, use_cache=False)
+    alone = render_findings(loaded, use_cache=False, jobs=1)
     every = FACES_DRAWN - before
-    monkeypatch.setattr(facecache, "draw_jobs", lambda faces: 2 if faces >= 2 else 1)
     before = FACES_DRAWN.copy()
-    shared = render_findings(loaded, use_cache=False)
+    shared = render_findings(loaded, use_cache=False, jobs=2)
     here = FACES_DRAWN - before
     assert [(f.path, x) for f, x in shared] == [(f.path, x) for f, x in alone]
     assert every and all(count >= 2 for count in every.values())
