@@ -371,24 +371,12 @@ def _where(output: Output) -> Where:
 
 
 def build_sheets(
-    loaded: LoadedProject,
-    out_dir: Path,
-    paper: str,
-    manifest: Manifest,
-    force: bool = False,
-    draw_card: CardHook | None = None,
-    texts: Callable[[SheetSet], None] | None = None,
-    word: Callable[[str, str], str] | None = None,
-    words_key: str = "",
-    check_cache: Path | None = None,
+    loaded: LoadedProject, out_dir: Path, paper: str, manifest: Manifest, **options: Any
 ) -> list[SheetResult]:
     """Build every sheet file's PDFs (and generic sheets) into `out_dir`; see the module docstring.
-    `texts` rewrites the sheets' fixed strings before anything is planned (a translation);
-    `word` gives the words from no sheet file (enum labels, pnp's headings) in that language, and
-    `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds.
-    `check_cache`: `pnp check`'s folder of sheet findings (render_findings), filled with what each
-    output laid out here found, so that a check after the build lays out nothing again."""
-    laid = lay_out_sheets(loaded, out_dir, paper, manifest, force, draw_card, texts, word, words_key, check_cache)
+    `options`: those of `lay_out_sheets` (force, draw_card, texts, word, words_key, check_cache);
+    the outputs are laid out, then written (`write_sheets`)."""
+    laid = lay_out_sheets(loaded, out_dir, paper, manifest, **options)
     return write_sheets(laid, manifest, loaded.project.root)
 
 
@@ -419,9 +407,13 @@ def lay_out_sheets(
     words_key: str = "",
     check_cache: Path | None = None,
 ) -> list[LaidOut]:
-    """`build_sheets` but for the writing: every output laid out into bytes, which the caller
-    writes with `write_sheets` (pnp.outputs.build lays them out in a child meanwhile drawing the
-    kinds). Reads the manifest, writes nothing."""
+    """Every output laid out into bytes, which the caller writes with `write_sheets` (pnp.outputs.build
+    lays them out in a child while it draws the kinds). Reads the manifest, writes nothing.
+    `texts` rewrites the sheets' fixed strings before anything is planned (a translation);
+    `word` gives the words from no sheet file (enum labels, pnp's headings) in that language, and
+    `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds.
+    `check_cache`: `pnp check`'s folder of sheet findings (render_findings), filled with what each
+    output laid out here found, so that a check after the build lays out nothing again."""
     from reportlab import rl_config
 
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
