@@ -240,3 +240,32 @@ def test_generic_sheet_labels_its_kind_by_the_schema_title(built: tuple[Path, Ra
     with pdfplumber.open(out / "gem.memo.pdf") as pdf:  # no title: the key is all there is
         text = " ".join(" ".join((p.extract_text() or "").split()) for p in pdf.pages)
     assert "gem.memo" in text
+
+
+def test_a_section_title_s_markup_is_drawn_not_printed(built: tuple[Path, Ran], tmp_path: Path) -> None:
+    """A sheet's and a section's title are card markup like the rest of its text: the heading draws
+    the icons and the bold, the page header and the PDF's bookmarks name an icon by its label, and
+    the table of contents gives it its pill; no braces or asterisks are printed."""
+    from pypdf import PdfReader
+
+    root = tmp_path / "game"
+    shutil.copytree(built[0], root, ignore=shutil.ignore_patterns("output"))
+    sheet = SHEET.replace("title: Gem rules", 'title: "Gem {ruby} *rules* {plain}"').replace(
+        "blocks:\n",
+        'blocks:\n  - {type: toc}\n  - type: section\n    title: "Part {sapphire} *two*"\n    toc: true\n'
+        '    blocks:\n      - {type: text, text: "Inside the part."}\n',
+        1,
+    )
+    (root / "sheets" / "rules.yaml").write_text(sheet, encoding="utf-8")
+    done = run(root, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    pdf = root / "output" / "gem" / "aids" / "rules.pdf"
+    with pdfplumber.open(pdf) as opened:
+        text = "\n".join(page.extract_text() or "" for page in opened.pages)
+    for raw in ("{ruby}", "{sapphire}", "{plain}", "*rules*", "*two*"):
+        assert raw not in text, raw
+    assert "Gem RUBYLABEL rules PLAINLABEL" in text  # the first page's header
+    assert "Part SAPPHIRELABEL two" in text  # the section's pages' header
+    reader = PdfReader(pdf)
+    titles = [entry.title for entry in reader.outline if not isinstance(entry, list)]
+    assert "Part SAPPHIRELABEL two" in titles, titles

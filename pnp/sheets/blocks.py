@@ -22,7 +22,7 @@ from pnp.core.problems import Finding
 from pnp.drawing.images import load_icon_art
 from pnp.drawing.render import Icon, parse_markup
 from pnp.project.sheetfiles import SheetFile
-from pnp.sheets.inline import Para, icon_tag, inline_icons
+from pnp.sheets.inline import Para, icon_tag, inline_icons, plain_words
 from pnp.sheets.page import CELL_PAD, HEAD_BG, RULE, SANS, ZEBRA, Mark, Styles, Where
 from pnp.sheets.templates import Block, CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
@@ -131,10 +131,10 @@ class Drawer(Templates):
         self.sections += 1
         out: list[Flowable] = [] if first or self.fresh else [PageBreak()]
         self.fresh = False
-        out.append(Mark(header=title, section=self.sections, where=where))
-        heading = Para(escape(title), self.styles.title)
+        out.append(Mark(header=plain_words(title, self.icons), section=self.sections, where=where))
+        heading = self.rich(title, self.styles.title)
         if toc:
-            heading._pnp_toc = (0, escape(title), f"section-{self.sections}")
+            heading._pnp_toc = (0, self.markup(title, images=False), f"section-{self.sections}")
         out.append(heading)
         if subtitle:
             out.append(self.rich(subtitle, self.styles.subtitle))
@@ -477,7 +477,7 @@ def toc(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, d
     out: list[Flowable] = []
     title = d.text(sheet, pointer + "/title", block.get("title", "Contents"), scope)
     if title:
-        out.append(Para(escape(title), d.styles.h2))
+        out.append(d.rich(title, d.styles.h2))
     return [*out, contents]
 
 

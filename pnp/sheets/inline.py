@@ -59,6 +59,15 @@ class Para(Paragraph):  # type: ignore[misc]  # reportlab has no type hints
         return size
 
 
+def plain_words(text: str, icons: dict[str, Any]) -> str:
+    """Card markup as plain words, for a page header and the PDF's bookmarks: the marks of bold
+    and italic dropped, an icon as its label."""
+    from pnp.drawing.words import parse_markup
+
+    runs = [parse_markup(line, icons) for line in text.split("\n")]
+    return " ".join("".join(r.icon.label if r.icon is not None else r.text for r in line) for line in runs)
+
+
 def inline_icons(para: Paragraph, art_of: Callable[[str], Any]) -> Paragraph:
     """Each icon tag of a parsed paragraph made an image fragment sized by its own font size.
 
