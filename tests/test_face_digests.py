@@ -153,3 +153,29 @@ def test_a_child_that_found_nothing_is_not_drawn_again(project: Path) -> None:
     assert [(f.path, x) for f, x in shared] == [(f.path, x) for f, x in alone]
     assert every and all(count >= 2 for count in every.values())
     assert here == {name: -(-count // 2) for name, count in every.items()}  # the first half of each kind's faces
+
+
+def test_an_image_that_turns_from_a_link_out_into_a_pipe_is_checked_again(tmp_path: Path) -> None:
+    """A file pnp refuses counts in a face's digest by why it is refused: a link out of the project
+    replaced by a named pipe is not the same input, so the next check says what is there now, not
+    what the cache kept."""
+    import os
+
+    from tests.buildkit import cards_only
+    from tests.runpnp import run
+
+    root = cards_only(tmp_path / "game")
+    cards = root / "cards" / "cards.json"
+    records = json.loads(cards.read_text(encoding="utf-8"))
+    records[0]["image"] = "art/swap.png"
+    cards.write_text(json.dumps(records, indent=1), encoding="utf-8")
+    (tmp_path / "outside.png").write_bytes((root / "art" / "sun.png").read_bytes())
+    swap = root / "art" / "swap.png"
+    swap.symlink_to(tmp_path / "outside.png")
+    linked = run(root, "check")
+    assert "asset-outside-project" in linked.stdout, linked.stdout
+    swap.unlink()
+    os.mkfifo(swap)
+    piped = run(root, "check")
+    assert "asset-outside-project" not in piped.stdout, piped.stdout
+    assert "not a regular file" in piped.stdout, piped.stdout

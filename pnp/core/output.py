@@ -127,8 +127,8 @@ def digest(*parts: Any, files: Iterable[Path] = (), root: Path | None = None) ->
         hasher.update(str(file).encode())
         try:
             hasher.update(hashlib.sha256(read_regular(file, INPUT_CAP, root)).digest())
-        except RefusedFile:
-            hasher.update(b"<missing>")
+        except RefusedFile as err:  # why, too: a link out and a pipe in its place are found otherwise
+            hasher.update(f"<refused:{err.code}:{err.message}>".encode("utf-8", "surrogateescape"))
     return hasher.hexdigest()
 
 

@@ -57,8 +57,8 @@ class FileDigests:
             return known[1]
         try:
             value = hashlib.sha256(read_regular(name, FILE_CAP, self.root)).hexdigest()
-        except RefusedFile as err:
-            value = f"refused:{err.code}"
+        except RefusedFile as err:  # why, too: a link out and a pipe in its place are found otherwise
+            value = f"refused:{err.code}:{err.message}"
         self._known[name] = (stamp, value)
         return value
 
