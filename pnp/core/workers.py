@@ -21,6 +21,15 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity where the system tells it: Linux; else
+    every core of the machine: macOS has no affinity call)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class Child(Generic[T]):
     """`fn(*args)` running in a forked process; `result()` waits for it."""
 

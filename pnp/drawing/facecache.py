@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,15 +200,11 @@ PARALLEL_MIN_FACES = 300  # below this many faces per process, forking costs mor
 def draw_jobs(faces: int, minimum: int = PARALLEL_MIN_FACES, reserved: int = 0) -> int:
     """Processes to draw `faces` with: one per core this process may use (but `reserved` cores,
     busy with other work of the same command), each with at least `minimum` faces to draw."""
-    from pnp.core.workers import can_fork
+    from pnp.core.workers import can_fork, usable_cores
 
     if not can_fork():
         return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(cores - reserved, faces // minimum))
+    return max(1, min(usable_cores() - reserved, faces // minimum))
 
 
 def draw_faces(

@@ -9,7 +9,6 @@ schema error is drawn all the same, and the errors are reported); each file is w
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from dataclasses import dataclass, replace
 from functools import partial
@@ -480,11 +479,11 @@ def _sheets_elsewhere(
 ) -> Child[list[Any]] | None:
     """The sheets laid out in a forked child while this process draws the kinds (`drawing`: some
     kind is drawn), on a machine with another core; None: laid out here, after the kinds."""
-    from pnp.core.workers import Child, can_fork
+    from pnp.core.workers import Child, can_fork, usable_cores
 
     if not drawing or options.jobs == 1 or options.kinds or options.kinds_only or not loaded.lays_out_sheets:
         return None
-    if not can_fork() or (options.jobs == 0 and len(os.sched_getaffinity(0)) < 2):
+    if not can_fork() or (options.jobs == 0 and usable_cores() < 2):
         return None
     return Child(_lay_out_sheets, loaded, project, options, manifest, localized, as_checked)
 

@@ -3,7 +3,6 @@ then the catalogs of each language; one sorted list of located problems."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,11 +97,11 @@ def broken_record_paths(loaded: LoadedProject, validation: Validation) -> frozen
 def _sheets_elsewhere(loaded: LoadedProject, options: CheckOptions) -> Child[list[tuple[Path, Finding]]] | None:
     """The sheets laid out (`sheet_render_findings`) in a forked child while this process draws the
     cards, on a machine with another core (not with --jobs 1)."""
-    from pnp.core.workers import Child, can_fork
+    from pnp.core.workers import Child, can_fork, usable_cores
 
     if not loaded.lays_out_sheets or options.jobs == 1 or not can_fork():
         return None
-    if options.jobs == 0 and len(os.sched_getaffinity(0)) < 2:
+    if options.jobs == 0 and usable_cores() < 2:
         return None
 
     def lay_out() -> list[tuple[Path, Finding]]:
