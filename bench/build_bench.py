@@ -43,7 +43,7 @@ one run each): the `bench` deck with every other record made a second kind of th
 size and layout, so its game has a combined file packing both kinds on shared sheets; the time
 of that file is a full `pnp build --force` minus `pnp build --force bench.card bench.spare` (a
 build naming its kinds writes no combined file). Verified: the combined file takes one grid,
-ceil(cards / 9) sheets, as `pnp build` prints, with a back page each.
+ceil(cards / 9) sheets and the read-me's, as `pnp build` prints, with a back page each.
 """
 
 from __future__ import annotations
@@ -762,7 +762,7 @@ def bench_combined(cards: int, workdir: Path) -> CombinedResult:
     full = run([pnp, "build", "--force"], root)
     kinds_only = run([pnp, "build", "--force", KIND, SPARE_KIND], root)
     combined = root / "output" / f"{GAME}.pdf"
-    sheets = math.ceil(cards / PER_SHEET)  # one size: both kinds share one grid
+    sheets = math.ceil(cards / PER_SHEET) + 1  # one size: both kinds share one grid; the read-me sheet leads
     if f"wrote output/{GAME}.pdf ({sheets} sheet" not in full.stderr:
         failures.append(f"combined {cards}: pnp build did not report output/{GAME}.pdf with {sheets} sheets")
     if not combined.exists() or page_count(combined) != 2 * sheets:
