@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pnp import __version__
 from pnp.core.limits import current as current_limits
@@ -80,6 +80,13 @@ def atomic_write(path: Path, write: Callable[[IO[bytes]], object]) -> None:
     ignore_cache(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_temporary(path.parent, path, write, lambda name: os.replace(name, path))
+
+
+def unwrapped(handle: IO[bytes]) -> IO[bytes]:
+    """The file an `atomic_write` callback writes, without the temporary file's wrapper: a writer
+    that writes in many small pieces (pikepdf: a million for a 10,000-card combined file) pays the
+    wrapper's call on each."""
+    return cast(IO[bytes], getattr(handle, "file", handle))
 
 
 def _write_temporary(

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, BinaryIO, cast
 
+from pnp.core.output import unwrapped
 from pnp.drawing.impose import (
     MM,
     Box,
@@ -270,7 +271,7 @@ def write_combined(
     out.docinfo[pikepdf.Name.Title] = title
     out.docinfo[pikepdf.Name.Creator] = "pnp"
     out.docinfo[pikepdf.Name.Producer] = "pnp"
-    out.save(cast(BinaryIO, handle), deterministic_id=True, compress_streams=True)
+    out.save(cast(BinaryIO, unwrapped(handle)), deterministic_id=True, compress_streams=True)
     for opened in sources:
         opened.close()
     return total

@@ -23,6 +23,7 @@ from pnp.core.output import (
     current,
     digest,
     remove_output,
+    unwrapped,
 )
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
@@ -410,7 +411,7 @@ def _prepended(handle: IO[bytes], front: bytes, path: Path) -> None:
         for number, page in enumerate(matter.pages):
             own.pages.insert(number, page)
         unique_subset_tags(own)  # the read-me's subsets and the kind's, each under its own name
-        own.save(cast(BinaryIO, handle), deterministic_id=True, compress_streams=True)
+        own.save(cast(BinaryIO, unwrapped(handle)), deterministic_id=True, compress_streams=True)
 
 
 def _part(
