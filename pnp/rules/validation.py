@@ -52,8 +52,8 @@ class FileReport(NamedTuple):
     """What a child sends back about one file it read: its bytes, its parse and schema findings
     (the first `parsed` are the file's own parse findings) and what its file checks found, both
     located (offsets set); its record count, kinds (as pnp.project.loaded.file_kinds gives them)
-    and the columns the index and reference checks read (pnp.project.recordfile.RecordFile.column);
-    where its records start, and the SHA-256 of its bytes (the stored result's digest).
+    and the columns the index and reference checks read (pnp.project.recordfile.RecordFile.column),
+    and where its records start (its SHA-256 is taken later: Validation.take_digests).
     A named tuple: a thousand of them are unpickled in C (a dataclass's state is set in Python)."""
 
     raw: bytes | None  # None: in the share's shared buffer (`Slots`), `size` bytes long
@@ -67,7 +67,6 @@ class FileReport(NamedTuple):
     one_kind: bool
     columns: dict[str, list[Any]] | None
     items: list[int] | None
-    digest: bytes
 
 
 Reported = list[FileReport | None]  # None: a file that holds no records (see load_record_file)
@@ -132,6 +131,8 @@ class Validation:
         self._validated: set[Path] = set()
         self._file_checked: set[Path] = set()
         self._forked = False
+        self._mine: list[RecordFile] = []  # the JSON files this process read while children read others
+        self._hasher: tuple[Child[list[bytes]], list[RecordFile]] | None = None
         self._forget = False
         self._id_fields: list[str] = []
         self.forget = forget  # drop the records of a file once checked where nothing draws them
@@ -164,8 +165,8 @@ class Validation:
         for _ in _validate_file(schemas, record_file, self._found, (kinds, one_kind)):
             pass
         self._checked.extend(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
-        if self._pending and record_file.raw:  # the stored result's digest, while the children work
-            record_file.digest = hashlib.sha256(record_file.raw).digest()
+        if self._pending and record_file.raw and record_file.locator is None:
+            self._mine.append(record_file)  # hashed once the children are done (see collect)
         self._validated.add(record_file.path)
         self._file_checked.add(record_file.path)
         if self._forget and record_file.locator is None and record_file.raw and record_file.count:
@@ -203,7 +204,24 @@ class Validation:
                     read[path] = self._adopt(project, path, display, raw, report)
             slots.close()
         self._pending.clear()
+        adopted = (found[0] for found in read.values() if found and found[0].raw)
+        hashed = list({id(f): f for f in (*self._mine, *adopted)}.values())  # a failed child's files: read here
+        if hashed:  # digested on the core the children leave idle while this process indexes
+            self._hasher = (Child(_digests, [f.raw for f in hashed]), hashed)
+        self._mine = []
         return read
+
+    def take_digests(self) -> None:
+        """Give each JSON file read the SHA-256 of its bytes, as `collect`'s forked hasher found it
+        (the stored result's digest: pnp.verify.cache); without it, the digest is taken when needed."""
+        if self._hasher is None:
+            return
+        child, files = self._hasher
+        self._hasher = None
+        digests = child.result()
+        if digests is not None and len(digests) == len(files):
+            for record_file, digest in zip(files, digests, strict=True):
+                record_file.digest = digest
 
     def _read_share_here(self, share: list[tuple[Path, str]]) -> dict[Path, Read | None]:
         assert self._context is not None
@@ -233,7 +251,6 @@ class Validation:
             columns,
             (spec.name, spec.id) if spec else None,
         )
-        record_file.digest = report.digest
         if report.items is not None:
             record_file.adopt_item_starts(report.items)
         self._found.extend((record_file, f) for f in report.findings)
@@ -361,10 +378,14 @@ def _read_share(
                 one_kind,
                 columns,
                 record_file.item_starts(),  # the main process locates what the cross-checks find with them
-                hashlib.sha256(raw).digest(),
             )
         )
     return reported
+
+
+def _digests(raws: list[bytes]) -> list[bytes]:
+    """The SHA-256 of each (in a forked child: hashlib runs in C, tens of megabytes)."""
+    return [hashlib.sha256(raw).digest() for raw in raws]
 
 
 def _columns(
