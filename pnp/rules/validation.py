@@ -9,6 +9,7 @@ records themselves stay in the child, and are parsed here only if something asks
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import mmap
 import os
@@ -99,6 +100,12 @@ class Slots:
         assert self.buffer is not None, "Slots.get of a file that was not put"
         start = self.starts[k]
         return self.buffer[start : start + size]
+
+    def view(self, k: int, size: int) -> memoryview:
+        """The bytes `get` gives, not copied (the buffer stays open while a view is alive)."""
+        assert self.buffer is not None, "Slots.view of a file that was not put"
+        start = self.starts[k]
+        return memoryview(self.buffer)[start : start + size]
 
 
 def _size(path: Path) -> int:
@@ -191,23 +198,26 @@ class Validation:
         assert self._context is not None, "Validation.collect before start"
         project, _, guide, _ = self._context
         read: dict[Path, Read | None] = {}
+        buffers: list[tuple[RecordFile, bytes | memoryview]] = []  # what the hasher digests
         for child, share, slots in self._pending:
             reported = child.result()
             if reported is None:  # no fork, or the child failed: nothing is lost, it is done here
-                read.update(self._read_share_here(share))
-            else:
-                for k, ((path, display), report) in enumerate(zip(share, reported, strict=True)):
-                    if report is None:
-                        read[path] = None
-                        continue
-                    raw = slots.get(k, report.size) if report.raw is None else report.raw
-                    read[path] = self._adopt(project, path, display, raw, report)
-            slots.close()
+                read.update(self._read_share_here(share))  # (hashed with this process's files)
+                slots.close()
+                continue
+            for k, ((path, display), report) in enumerate(zip(share, reported, strict=True)):
+                if report is None:
+                    read[path] = None
+                    continue
+                record_file, kinds, one_kind = self._adopt(project, path, display, report.raw or b"", report)
+                if report.raw is None:  # in the shared buffer, left there until used (see RecordFile.raw)
+                    record_file.fetch_later(report.size, functools.partial(slots.get, k, report.size))
+                buffers.append((record_file, slots.view(k, report.size) if report.raw is None else report.raw))
+                read[path] = record_file, kinds, one_kind
         self._pending.clear()
-        adopted = (found[0] for found in read.values() if found and found[0].raw)
-        hashed = list({id(f): f for f in (*self._mine, *adopted)}.values())  # a failed child's files: read here
-        if hashed:  # digested on the core the children leave idle while this process indexes
-            self._hasher = (Child(_digests, [f.raw for f in hashed]), hashed)
+        buffers += [(f, f.raw) for f in self._mine]
+        if buffers:  # digested on the core the children leave idle while this process indexes
+            self._hasher = (Child(_digests, [raw for _, raw in buffers]), [f for f, _ in buffers])
         self._mine = []
         return read
 
@@ -268,7 +278,7 @@ class Validation:
         loads = [0.0, 0.0]  # the helper's, this process's
         part: set[int] = set()
         for record_file in loaded.files:
-            size = max(1, len(record_file.raw) or record_file.count * 100)
+            size = max(1, record_file.size or record_file.count * 100)
             if loads[0] <= loads[1]:
                 part.add(id(record_file))
                 loads[0] += size
@@ -383,7 +393,7 @@ def _read_share(
     return reported
 
 
-def _digests(raws: list[bytes]) -> list[bytes]:
+def _digests(raws: list[bytes | memoryview]) -> list[bytes]:
     """The SHA-256 of each (in a forked child: hashlib runs in C, tens of megabytes)."""
     return [hashlib.sha256(raw).digest() for raw in raws]
 
