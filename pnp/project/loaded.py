@@ -230,8 +230,10 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
     """Parse and index every record file of the project (and `extra` paths).
 
     With `readers`, the files they `start` on are read by them (their records parsed here only
-    on first use); the index is made once every file is in, in the files' order, so that the
-    first of two records with one id is the same whoever read them.
+    on first use). The index is that of the files in their order, whoever read them (the first of
+    two records with one id is the same): this process indexes its files as it reads them, the
+    others once they are in, and then puts what depends on the order in order (Index.reorder);
+    kinds with ids of their own are indexed once every file is in, in order.
     """
     schemas = SchemaSet(project.schemas, project.kinds, project.root)
     paths = record_paths(project, extra)
@@ -239,6 +241,8 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
     elsewhere = readers.start(project, paths, schemas, guide) if readers else set()
     read: dict[Path, tuple[RecordFile, set[str], bool] | None] = {}
     known = schemas.kind_uri
+    index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
+    early = bool(elsewhere) and not project.kinds  # index this process's files while the children read
     was_enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small containers: collection only costs time here
     try:
@@ -252,11 +256,12 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
             read[path] = (record_file, kinds, one_kind)
             if readers:
                 readers.read_here(record_file, kinds, one_kind)
+            if early:
+                index.add_file(record_file, kinds, one_kind)
         if elsewhere and readers:
             read.update(readers.collect())
         files: list[RecordFile] = []
         kinds_by_file: dict[int, set[str]] = {}
-        index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
         for path, _ in paths:
             found = read.get(path)
             if found is None:
@@ -264,7 +269,10 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
             record_file, kinds, one_kind = found
             files.append(record_file)
             kinds_by_file[id(record_file)] = kinds
-            index.add_file(record_file, kinds, one_kind)
+            if not early or path in elsewhere:
+                index.add_file(record_file, kinds, one_kind)
+        if early:
+            index.reorder([(f, tuple(kinds_by_file[id(f)])) for f in files])
     finally:
         gc.freeze()  # the loaded records live to the end: later collections need not walk them
         if was_enabled:
