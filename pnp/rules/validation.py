@@ -150,15 +150,21 @@ class Validation:
         return self._file_checked
 
     def start(
-        self, project: Project, paths: list[tuple[Path, str]], schemas: SchemaSet, guide: FieldGuide
+        self,
+        project: Project,
+        paths: list[tuple[Path, str]],
+        schemas: SchemaSet,
+        guide: FieldGuide,
+        sizes: dict[Path, int] | None = None,
     ) -> set[Path]:
-        """Fork the children that read shares of `paths`; the paths they take."""
+        """Fork the children that read shares of `paths` (weighed by `sizes`, else by a stat of
+        each); the paths they take."""
         icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
         self._context = (project, schemas, guide, icons)
         self._id_fields = sorted({spec.id for spec in project.kinds.values()})
         self._forget = self.forget and not has_layouts(project)
         self._forked = False
-        for share in validation_shares(paths, self.jobs, self.min_bytes):
+        for share in validation_shares(paths, self.jobs, self.min_bytes, sizes):
             self._forked = True
             slots = Slots(share, project.max_file_bytes)
             self._pending.append((Child(_read_share, project, share, schemas, guide, icons, slots), share, slots))
@@ -324,7 +330,9 @@ MAIN_COST = 1.15  # after the index: this process also runs the project-wide che
 CHILD_COST = 1.25  # a child's file costs more than this process's: its columns, record starts and findings go back
 
 
-def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) -> list[list[tuple[Path, str]]]:
+def validation_shares(
+    paths: list[tuple[Path, str]], jobs: int, min_bytes: int, sizes: dict[Path, int] | None = None
+) -> list[list[tuple[Path, str]]]:
     """The JSON files each of `jobs` - 1 children reads; this process reads the rest (and every
     YAML or table file), then cross-checks.
 
@@ -335,7 +343,12 @@ def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) 
     """
     if jobs <= 1 or not can_fork() or not paths:
         return []
-    json_files = [(path, display, _size(path)) for path, display in paths if path.suffix.lower() == ".json"]
+    known = sizes or {}
+    json_files = [
+        (path, display, known[path] if path in known else _size(path))
+        for path, display in paths
+        if path.suffix.lower() == ".json"
+    ]
     if min_bytes and sum(size for _, _, size in json_files) < min_bytes:
         return []
     loads = [0.0] * jobs  # the children's, then this process's
