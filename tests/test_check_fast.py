@@ -213,8 +213,9 @@ def test_a_configuration_error_is_never_replayed_away(project: Path, keys: Path)
 
 def test_a_result_digested_from_a_validating_childs_hashes_replays(project: Path, keys: Path) -> None:
     """With a validating child (`--jobs 2` forks one whatever the size), the stored result's digest
-    is made from the SHA-256 the child took of the bytes it read; the next check digests the files
-    by reading them, and must find the same digest (so it replays, byte for byte)."""
+    is made from the SHA-256 a forked hasher took of the bytes the check read (the child's files
+    and this process's); the next check digests the files by reading them, and must find the same
+    digest (so it replays, byte for byte)."""
     (project / RESULTS).unlink(missing_ok=True)
     full = pnp(project, keys, "check", "--jobs", "2", "--format", "json", importtime=True)
     again = pnp(project, keys, "check", "--format", "json", importtime=True)

@@ -157,3 +157,30 @@ def test_files_that_grew_since_they_were_listed_come_through_the_pipe(
     split, parsed = check(project, 2, monkeypatch, tmp_path / "log")
     assert split == alone
     assert len({pid for pid, _ in parsed}) == 2
+
+
+def test_ids_repeated_across_processes_are_reported_as_one_process_reports(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This process indexes its files as it reads them and a child's once they are in, then puts
+    the index in the files' order (pnp.project.index.Index.reorder): an id repeated in files read
+    by different processes, in either order, three times, twice in one file, and referenced, has
+    the same first record ("first at" in every message) as when one process reads every file."""
+    root = tmp_path / "repeated"
+    root.mkdir()
+    (root / "pnp.toml").write_text('[project]\nname = "Repeated"\n', encoding="utf-8")
+    (root / "schemas").mkdir()
+    (root / "schemas" / "demo.unit.schema.json").write_text(json.dumps(SCHEMA, indent=2), encoding="utf-8")
+    (root / "cards").mkdir()
+    shared = {0: ["u-a"], 1: ["u-b"], 2: ["u-a", "u-c"], 3: ["u-b", "u-b"], 4: ["u-c"], 5: ["u-a"], 7: ["u-b"]}
+    for n in range(8):
+        records = [unit(10 * n), unit(10 * n + 1, ally="u-b")]
+        records += [{"kind": "demo.unit", "id": rid, "name": f"Again {n}"} for rid in shared.get(n, [])]
+        (root / "cards" / f"units-{n}.json").write_text(json.dumps(records, indent=2) + "\n", encoding="utf-8")
+    alone, _ = check(root, 1, monkeypatch, tmp_path / "log")
+    for jobs in (2, 3):
+        split, parsed = check(root, jobs, monkeypatch, tmp_path / "log")
+        assert split == alone
+        assert len({pid for pid, _ in parsed}) == jobs
+    repeated = [p["message"] for p in json.loads(alone)["problems"] if p["code"] == "duplicate-id"]
+    assert len(repeated) == 9 and all("u-a" in m or "u-b" in m or "u-c" in m for m in repeated), repeated

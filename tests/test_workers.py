@@ -87,3 +87,16 @@ def test_small_projects_get_no_children(tmp_path: Path) -> None:
         path.write_text("[]", encoding="utf-8")
     assert validation_shares(files, jobs=2, min_bytes=1024) == []
     assert validation_shares(files, jobs=2, min_bytes=0) == [files[:1]]
+
+
+def test_a_child_answered_is_collected_when_gone_not_waited_for() -> None:
+    """`result` takes a whole answer without waiting for the child to be gone (freeing a forked
+    checker's memory took milliseconds on a check's one-core path); the next Child collects its
+    exit, so no finished child is left behind."""
+    first = Child(_pid_and_sum, [1, 2])
+    pid = first._pid  # noqa: SLF001
+    assert first.result() == (pid, 3)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # until it is gone, leaving its exit to collect
+    assert Child(_pid_and_sum, [4]).result() is not None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # collected already

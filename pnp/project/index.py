@@ -133,6 +133,40 @@ class Index:
         self.uniform.add(id(record_file))
         return True
 
+    def reorder(self, files: list[tuple[RecordFile, tuple[str, ...]]]) -> None:
+        """Make the index what adding `files` (each with its kinds, as given to `add_file`) in this
+        order makes, after they were added in another (pnp.project.loaded: the files this process
+        read, as it read them, then the ones a child read). Only ids that repeat depend on the
+        order: each one's first record and its list of places are put in the files' order, and
+        its duplicates in the order their second record comes. Files of kinds with their own ids
+        (`id_fields`) must be added in order instead. A file marked `uniform` that repeats an id
+        of a file before it is no longer; a file that one found after it is left as it is (the
+        cross-checks take the general path there, which finds the same)."""
+        assert not self.scoped, "Index.reorder with ids of declared kinds"
+        position = {id(record_file): n for n, (record_file, _) in enumerate(files)}
+
+        def place(entry: Entry) -> tuple[int, int]:
+            return position[id(entry[1])], entry[2]
+
+        self.files_by_kind = {}
+        for record_file, kinds in files:
+            for kind in kinds:
+                self.files_by_kind.setdefault(kind, []).append(record_file)
+        if not self.duplicates:
+            return
+        repeated: dict[str, list[Entry]] = {}
+        kinds_changed = False
+        for rid, places in self.duplicates.items():
+            places = sorted(places, key=place)
+            kinds_changed |= places[0][0] != self.first[rid][0]
+            self.first[rid] = places[0]
+            repeated[rid] = places
+            for entry in places[1:]:
+                self.uniform.discard(id(entry[1]))
+        self.duplicates = dict(sorted(repeated.items(), key=lambda item: place(item[1][1])))
+        if kinds_changed:
+            self.first_kinds = {kind if type(kind) is str else None for kind, _, _ in self.first.values()}
+
     def ids_of(self, kinds: tuple[str, ...]) -> set[str] | dict[str, Entry]:
         """Ids whose first record is one of `kinds` (what a reference to those kinds accepts), for
         `in` and set differences: the shared ids themselves when every one is of these kinds (no

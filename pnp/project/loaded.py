@@ -175,10 +175,12 @@ def has_layouts(project: Project) -> bool:
     return any(p.name != "icons.json" and p.suffix in (".json", ".yaml", ".yml") for p in project.layouts.glob("*"))
 
 
-def record_paths(project: Project, extra: Iterable[Path] = ()) -> list[tuple[Path, str]]:
+def record_paths(
+    project: Project, extra: Iterable[Path] = (), sizes: dict[Path, int] | None = None
+) -> list[tuple[Path, str]]:
     """(path, display name) of every record file of the project, and of `extra` files or folders:
     the records folder's, then the files pnp.toml [kinds] names (a project with [kinds] needs no
-    records folder)."""
+    records folder). `sizes`: see iter_record_paths."""
     roots = [*sorted(project.kind_files), *extra]
     if project.records.exists():
         roots.insert(0, project.records)
@@ -187,7 +189,7 @@ def record_paths(project: Project, extra: Iterable[Path] = ()) -> list[tuple[Pat
             f"{project.display(project.records)}: the records folder does not exist; "
             "create it or set 'records' in [project] of pnp.toml"
         )
-    return list(iter_record_paths(roots, project.display, project.root))
+    return list(iter_record_paths(roots, project.display, project.root, sizes))
 
 
 def load_record_file(
@@ -212,13 +214,19 @@ def load_record_file(
 class Readers(Protocol):
     """Who else reads record files while this process loads (pnp.rules.validation's children).
 
-    `start` sees the paths first and returns those others read; `read_here` sees each file this
+    `start` sees the paths (and their sizes, where the walk found them) first and returns those
+    others read; `read_here` sees each file this
     process loaded, as it is loaded (to check it meanwhile); `collect` waits for the others and
     gives their files (None: a file that holds no records), each in their order.
     """
 
     def start(
-        self, project: Project, paths: list[tuple[Path, str]], schemas: SchemaSet, guide: FieldGuide
+        self,
+        project: Project,
+        paths: list[tuple[Path, str]],
+        schemas: SchemaSet,
+        guide: FieldGuide,
+        sizes: dict[Path, int] | None = None,
     ) -> set[Path]: ...
 
     def read_here(self, record_file: RecordFile, kinds: set[str], one_kind: bool) -> None: ...
@@ -230,15 +238,20 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
     """Parse and index every record file of the project (and `extra` paths).
 
     With `readers`, the files they `start` on are read by them (their records parsed here only
-    on first use); the index is made once every file is in, in the files' order, so that the
-    first of two records with one id is the same whoever read them.
+    on first use). The index is that of the files in their order, whoever read them (the first of
+    two records with one id is the same): this process indexes its files as it reads them, the
+    others once they are in, and then puts what depends on the order in order (Index.reorder);
+    kinds with ids of their own are indexed once every file is in, in order.
     """
     schemas = SchemaSet(project.schemas, project.kinds, project.root)
-    paths = record_paths(project, extra)
+    sizes: dict[Path, int] = {}
+    paths = record_paths(project, extra, sizes)
     guide = FieldGuide.for_project(project, schemas)
-    elsewhere = readers.start(project, paths, schemas, guide) if readers else set()
+    elsewhere = readers.start(project, paths, schemas, guide, sizes) if readers else set()
     read: dict[Path, tuple[RecordFile, set[str], bool] | None] = {}
     known = schemas.kind_uri
+    index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
+    early = bool(elsewhere) and not project.kinds  # index this process's files while the children read
     was_enabled = gc.isenabled()
     gc.disable()  # hundreds of thousands of small containers: collection only costs time here
     try:
@@ -252,11 +265,12 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
             read[path] = (record_file, kinds, one_kind)
             if readers:
                 readers.read_here(record_file, kinds, one_kind)
+            if early:
+                index.add_file(record_file, kinds, one_kind)
         if elsewhere and readers:
             read.update(readers.collect())
         files: list[RecordFile] = []
         kinds_by_file: dict[int, set[str]] = {}
-        index = Index(id_fields={name: spec.id for name, spec in project.kinds.items()})
         for path, _ in paths:
             found = read.get(path)
             if found is None:
@@ -264,7 +278,10 @@ def load_project_records(project: Project, extra: Iterable[Path] = (), readers: 
             record_file, kinds, one_kind = found
             files.append(record_file)
             kinds_by_file[id(record_file)] = kinds
-            index.add_file(record_file, kinds, one_kind)
+            if not early or path in elsewhere:
+                index.add_file(record_file, kinds, one_kind)
+        if early:
+            index.reorder([(f, tuple(kinds_by_file[id(f)])) for f in files])
     finally:
         gc.freeze()  # the loaded records live to the end: later collections need not walk them
         if was_enabled:

@@ -32,7 +32,10 @@ RECORD_SUFFIXES: dict[str, str] = {
 
 
 def iter_record_paths(
-    roots: Iterable[Path], display: Callable[[Path], str], project: Path | None = None
+    roots: Iterable[Path],
+    display: Callable[[Path], str],
+    project: Path | None = None,
+    sizes: dict[Path, int] | None = None,
 ) -> Iterator[tuple[Path, str]]:
     """(path, display name) of every record file (RECORD_SUFFIXES) under the given files and folders.
 
@@ -40,7 +43,8 @@ def iter_record_paths(
     once even when reached twice (by two roots or through a symlink). Walked with os.scandir,
     and a folder's display name computed once: this runs for every file of a large project.
     With `project`, a symbolic link (to a file or a folder) leading out of it is not followed but
-    listed itself, so that `load_file` reports it.
+    listed itself, so that `load_file` reports it. `sizes` gets each file's size as the walk
+    found it (the validating children's shares are weighed by it without a second stat).
     """
     seen: set[tuple[int, int]] = set()
     for root in roots:
@@ -53,12 +57,17 @@ def iter_record_paths(
         found.sort(key=lambda item: item[0])
         base = display(root)
         for parts, full in found:
+            size = None
             try:
                 stat = os.stat(full)
+                size = stat.st_size
             except OSError:
                 stat = os.lstat(full)  # a dangling symlink: load_file reports it
             if _first_visit(seen, stat):
-                yield Path(full), os.path.join(base, *parts)
+                path = root.joinpath(*parts)  # the same Path as Path(full), made from parsed parts (faster)
+                if sizes is not None and size is not None:
+                    sizes[path] = size
+                yield path, os.path.join(base, *parts)
 
 
 def _walk_json(

@@ -168,12 +168,14 @@ def rule_problems(
     part = validation.second_part(loaded)
     if not part:
         cross = list(cross_check(loaded, validation))
+        validation.take_digests()
         return located([*validation.findings(), *cross], options, checked or [])
     # A large project: a forked helper checks and locates the problems of the files in `part`
     # meanwhile (it inherits the index), this process those of the rest and the project-wide ones.
     helper = Child(_part_problems, loaded, validation, options, checked or [], part)
     problems = _part_problems(loaded, validation, options, checked or [], part, mine=False)
     problems += located(list(project_cross_checks(loaded, validation)), options, checked or [])
+    validation.take_digests()
     return problems + (helper.result() or _part_problems(loaded, validation, options, checked or [], part))
 
 

@@ -9,6 +9,7 @@ records themselves stay in the child, and are parsed here only if something asks
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import mmap
 import os
@@ -52,8 +53,8 @@ class FileReport(NamedTuple):
     """What a child sends back about one file it read: its bytes, its parse and schema findings
     (the first `parsed` are the file's own parse findings) and what its file checks found, both
     located (offsets set); its record count, kinds (as pnp.project.loaded.file_kinds gives them)
-    and the columns the index and reference checks read (pnp.project.recordfile.RecordFile.column);
-    where its records start, and the SHA-256 of its bytes (the stored result's digest).
+    and the columns the index and reference checks read (pnp.project.recordfile.RecordFile.column),
+    and where its records start (its SHA-256 is taken later: Validation.take_digests).
     A named tuple: a thousand of them are unpickled in C (a dataclass's state is set in Python)."""
 
     raw: bytes | None  # None: in the share's shared buffer (`Slots`), `size` bytes long
@@ -67,7 +68,6 @@ class FileReport(NamedTuple):
     one_kind: bool
     columns: dict[str, list[Any]] | None
     items: list[int] | None
-    digest: bytes
 
 
 Reported = list[FileReport | None]  # None: a file that holds no records (see load_record_file)
@@ -101,6 +101,12 @@ class Slots:
         start = self.starts[k]
         return self.buffer[start : start + size]
 
+    def view(self, k: int, size: int) -> memoryview:
+        """The bytes `get` gives, not copied (the buffer stays open while a view is alive)."""
+        assert self.buffer is not None, "Slots.view of a file that was not put"
+        start = self.starts[k]
+        return memoryview(self.buffer)[start : start + size]
+
 
 def _size(path: Path) -> int:
     try:
@@ -132,6 +138,8 @@ class Validation:
         self._validated: set[Path] = set()
         self._file_checked: set[Path] = set()
         self._forked = False
+        self._mine: list[RecordFile] = []  # the JSON files this process read while children read others
+        self._hasher: tuple[Child[list[bytes]], list[RecordFile]] | None = None
         self._forget = False
         self._id_fields: list[str] = []
         self.forget = forget  # drop the records of a file once checked where nothing draws them
@@ -142,15 +150,21 @@ class Validation:
         return self._file_checked
 
     def start(
-        self, project: Project, paths: list[tuple[Path, str]], schemas: SchemaSet, guide: FieldGuide
+        self,
+        project: Project,
+        paths: list[tuple[Path, str]],
+        schemas: SchemaSet,
+        guide: FieldGuide,
+        sizes: dict[Path, int] | None = None,
     ) -> set[Path]:
-        """Fork the children that read shares of `paths`; the paths they take."""
+        """Fork the children that read shares of `paths` (weighed by `sizes`, else by a stat of
+        each); the paths they take."""
         icons = frozenset(load_icon_specs(project))  # as LoadedProject.icons reads them
         self._context = (project, schemas, guide, icons)
         self._id_fields = sorted({spec.id for spec in project.kinds.values()})
         self._forget = self.forget and not has_layouts(project)
         self._forked = False
-        for share in validation_shares(paths, self.jobs, self.min_bytes):
+        for share in validation_shares(paths, self.jobs, self.min_bytes, sizes):
             self._forked = True
             slots = Slots(share, project.max_file_bytes)
             self._pending.append((Child(_read_share, project, share, schemas, guide, icons, slots), share, slots))
@@ -164,8 +178,8 @@ class Validation:
         for _ in _validate_file(schemas, record_file, self._found, (kinds, one_kind)):
             pass
         self._checked.extend(xrefs.file_checks(record_file, kinds, one_kind, schemas.sites, icons))
-        if self._pending and record_file.raw:  # the stored result's digest, while the children work
-            record_file.digest = hashlib.sha256(record_file.raw).digest()
+        if self._pending and record_file.raw and record_file.locator is None:
+            self._mine.append(record_file)  # hashed once the children are done (see collect)
         self._validated.add(record_file.path)
         self._file_checked.add(record_file.path)
         if self._forget and record_file.locator is None and record_file.raw and record_file.count:
@@ -190,20 +204,40 @@ class Validation:
         assert self._context is not None, "Validation.collect before start"
         project, _, guide, _ = self._context
         read: dict[Path, Read | None] = {}
+        buffers: list[tuple[RecordFile, bytes | memoryview]] = []  # what the hasher digests
         for child, share, slots in self._pending:
             reported = child.result()
             if reported is None:  # no fork, or the child failed: nothing is lost, it is done here
-                read.update(self._read_share_here(share))
-            else:
-                for k, ((path, display), report) in enumerate(zip(share, reported, strict=True)):
-                    if report is None:
-                        read[path] = None
-                        continue
-                    raw = slots.get(k, report.size) if report.raw is None else report.raw
-                    read[path] = self._adopt(project, path, display, raw, report)
-            slots.close()
+                read.update(self._read_share_here(share))  # (hashed with this process's files)
+                slots.close()
+                continue
+            for k, ((path, display), report) in enumerate(zip(share, reported, strict=True)):
+                if report is None:
+                    read[path] = None
+                    continue
+                record_file, kinds, one_kind = self._adopt(project, path, display, report.raw or b"", report)
+                if report.raw is None:  # in the shared buffer, left there until used (see RecordFile.raw)
+                    record_file.fetch_later(report.size, functools.partial(slots.get, k, report.size))
+                buffers.append((record_file, slots.view(k, report.size) if report.raw is None else report.raw))
+                read[path] = record_file, kinds, one_kind
         self._pending.clear()
+        buffers += [(f, f.raw) for f in self._mine]
+        if buffers:  # digested on the core the children leave idle while this process indexes
+            self._hasher = (Child(_digests, [raw for _, raw in buffers]), [f for f, _ in buffers])
+        self._mine = []
         return read
+
+    def take_digests(self) -> None:
+        """Give each JSON file read the SHA-256 of its bytes, as `collect`'s forked hasher found it
+        (the stored result's digest: pnp.verify.cache); without it, the digest is taken when needed."""
+        if self._hasher is None:
+            return
+        child, files = self._hasher
+        self._hasher = None
+        digests = child.result()
+        if digests is not None and len(digests) == len(files):
+            for record_file, digest in zip(files, digests, strict=True):
+                record_file.digest = digest
 
     def _read_share_here(self, share: list[tuple[Path, str]]) -> dict[Path, Read | None]:
         assert self._context is not None
@@ -233,7 +267,6 @@ class Validation:
             columns,
             (spec.name, spec.id) if spec else None,
         )
-        record_file.digest = report.digest
         if report.items is not None:
             record_file.adopt_item_starts(report.items)
         self._found.extend((record_file, f) for f in report.findings)
@@ -251,7 +284,7 @@ class Validation:
         loads = [0.0, 0.0]  # the helper's, this process's
         part: set[int] = set()
         for record_file in loaded.files:
-            size = max(1, len(record_file.raw) or record_file.count * 100)
+            size = max(1, record_file.size or record_file.count * 100)
             if loads[0] <= loads[1]:
                 part.add(id(record_file))
                 loads[0] += size
@@ -297,7 +330,9 @@ MAIN_COST = 1.15  # after the index: this process also runs the project-wide che
 CHILD_COST = 1.25  # a child's file costs more than this process's: its columns, record starts and findings go back
 
 
-def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) -> list[list[tuple[Path, str]]]:
+def validation_shares(
+    paths: list[tuple[Path, str]], jobs: int, min_bytes: int, sizes: dict[Path, int] | None = None
+) -> list[list[tuple[Path, str]]]:
     """The JSON files each of `jobs` - 1 children reads; this process reads the rest (and every
     YAML or table file), then cross-checks.
 
@@ -308,7 +343,12 @@ def validation_shares(paths: list[tuple[Path, str]], jobs: int, min_bytes: int) 
     """
     if jobs <= 1 or not can_fork() or not paths:
         return []
-    json_files = [(path, display, _size(path)) for path, display in paths if path.suffix.lower() == ".json"]
+    known = sizes or {}
+    json_files = [
+        (path, display, known[path] if path in known else _size(path))
+        for path, display in paths
+        if path.suffix.lower() == ".json"
+    ]
     if min_bytes and sum(size for _, _, size in json_files) < min_bytes:
         return []
     loads = [0.0] * jobs  # the children's, then this process's
@@ -361,10 +401,14 @@ def _read_share(
                 one_kind,
                 columns,
                 record_file.item_starts(),  # the main process locates what the cross-checks find with them
-                hashlib.sha256(raw).digest(),
             )
         )
     return reported
+
+
+def _digests(raws: list[bytes | memoryview]) -> list[bytes]:
+    """The SHA-256 of each (in a forked child: hashlib runs in C, tens of megabytes)."""
+    return [hashlib.sha256(raw).digest() for raw in raws]
 
 
 def _columns(

@@ -236,7 +236,7 @@ def _hashed(loaded: LoadedProject | None) -> dict[str, tuple[int, bytes]] | None
     if loaded is None:
         return None
     return {
-        str(f.path): (len(f.raw), f.digest or hashlib.sha256(f.raw).digest())
+        str(f.path): (f.size, f.digest or hashlib.sha256(f.raw).digest())
         for f in loaded.files
         if f.locator is None and f.path.suffix.lower() == ".json"
     }
