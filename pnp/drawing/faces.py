@@ -73,13 +73,21 @@ class FaceDigests:
         self._layouts: dict[str, tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]] = {}
         self._all: bytes | None = None
         self._icons: list[Path] | None = None  # layouts/icons.json's images: the same for every layout
+        self._records: dict[int, bytes] = {}  # id(record) -> its serialised form (the loaded project holds it)
 
     def sharing(self, *options: Any) -> FaceDigests:
         """Digests of the same loaded project under other options (a build's and `pnp check`'s),
-        reading each file and the icons' paths once for both."""
+        reading each file and the icons' paths, and serialising each record, once for both."""
         other = FaceDigests(self.loaded, *options, files=self.files)
         other._icons = self.icons()
+        other._records = self._records
         return other
+
+    def _record(self, record: Record) -> bytes:
+        dumped = self._records.get(id(record))
+        if dumped is None:
+            dumped = self._records[id(record)] = _dumps(record)
+        return dumped
 
     def icons(self) -> list[Path]:
         """layouts/icons.json's image files (icon_files), worked out once for this loaded project."""
@@ -95,10 +103,10 @@ class FaceDigests:
         """The digest of every face of `record` (its copies and expansions share it)."""
         key, uses_refs, sources, asset_paths = self._layout(layout, kind)
         if not asset_paths and not sources and uses_refs != "fields":  # the record alone (most layouts)
-            return hashlib.sha256(key.encode() + _dumps(record)).hexdigest()
+            return hashlib.sha256(key.encode() + self._record(record)).hexdigest()
         root = self.loaded.project.root
         hasher = hashlib.sha256(key.encode())
-        hasher.update(_dumps(record))
+        hasher.update(self._record(record))
         names = [str(v) for path in asset_paths for _, v in values_at(record, path, "") if isinstance(v, str)]
         for template in sources:
             try:
