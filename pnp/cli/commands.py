@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from pnp.outputs.build import BuildOptions
 
 
+MAX_JOBS = 64  # --jobs: processes forked at most (a typo of 1000 is a usage error, not 1000 processes)
+
+
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option(
@@ -48,7 +51,7 @@ if TYPE_CHECKING:
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_JOBS),
     default=0,
     help="Processes to check with; 0 (default): one per core (up to 4) for projects over 4 MB, else 1.",
 )
@@ -285,7 +288,7 @@ def stats(fmt: str, project_dir: Path | None) -> None:
 @click.option(
     "-j",
     "--jobs",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_JOBS),
     default=0,
     help="Processes to draw a kind's faces with; 0 (default): one per core for a kind with enough faces to draw. "
     "The files are the same bytes whatever the number.",
