@@ -117,3 +117,11 @@ def test_a_check_lays_the_sheets_out_on_another_core_and_reports_the_same(tmp_pa
     assert split == alone
     codes = {problem["code"] for problem in json.loads(alone)["problems"]}
     assert {"text-overflow", "sheet-error"} <= codes, codes
+
+
+def test_jobs_beyond_the_limit_are_a_usage_error(project: Path) -> None:
+    """`--jobs 1000` is a typo, not a thousand forked processes: exit 2, the range said."""
+    for command in ("build", "check"):
+        ran = pnp(project, command, "--jobs", "1000")
+        assert ran.returncode == 2, (command, ran.stdout, ran.stderr)
+        assert "0<=x<=64" in ran.stderr, ran.stderr
