@@ -92,8 +92,9 @@ def unwrapped(handle: IO[bytes]) -> IO[bytes]:
 def _write_temporary(
     folder: Path, path: Path, write: Callable[[IO[bytes]], object], done: Callable[[str], None]
 ) -> None:
-    """`write` into a new temporary `.NAME.xxxxxxxx.tmp` in `folder`, then `done(its name)`;
-    the temporary file is removed when either fails."""
+    """`write` into a new temporary `.NAME.xxxxxxxx.tmp` in `folder`, flushed to the disk (but a
+    file of the caches' folder), then `done(its name)`; the temporary file is removed when either
+    fails."""
     import tempfile  # here: with shutil and random, it costs a no-change build's start-up ~5 ms
 
     handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed below, renamed only on success
@@ -103,7 +104,8 @@ def _write_temporary(
         with handle:
             write(handle)
             handle.flush()
-            os.fsync(handle.fileno())
+            if CACHE_FOLDER not in path.parts:  # a cache cut short by a crash is ignored (checked when read)
+                os.fsync(handle.fileno())
         os.chmod(handle.name, 0o666 & ~_umask())
         done(handle.name)
     except BaseException:
