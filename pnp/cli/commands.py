@@ -53,7 +53,8 @@ MAX_JOBS = 64  # --jobs: processes forked at most (a typo of 1000 is a usage err
     "--jobs",
     type=click.IntRange(min=0, max=MAX_JOBS),
     default=0,
-    help="Processes to check with; 0 (default): one per core (up to 4) for projects over 4 MB, else 1.",
+    help="Processes to check with: reading (0, the default: one per core, up to 4, for projects over 4 MB), "
+    "drawing the cards (0: one per core for a kind with enough faces) and laying out the sheets; 1: one process.",
 )
 @project_option
 def check(
