@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,3 +157,41 @@ def test_a_project_font_that_copies_a_bundled_one_keeps_faces(tmp_path: Path) ->
         assert (target / "output" / ".pnp-cache" / "faces" / f"{kind}.faces").is_file(), kind
     edit(target / "cards" / "spells.json", "spell-3", name="Spell three")
     assert build(target)[0] == 1
+
+
+def store_header(path: Path) -> dict[str, Any]:
+    """The header of a store file: after MAGIC, the signature and the header's length (pnp.drawing.facefile)."""
+    _magic, _signature, size, rest = path.read_bytes().split(b"\n", 3)
+    header: dict[str, Any] = json.loads(rest[: int(size)])
+    return header
+
+
+def test_an_edit_appends_its_drawing_and_the_store_is_written_anew_once_half_is_stale(tmp_path: Path) -> None:
+    target = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    build(target)
+    store = target / "output" / ".pnp-cache" / "faces" / "test.spell.faces"
+    first = store_header(store)
+    assert sorted(set(first["body"])) == list(range(len(first["bodies"])))  # every drawing used
+
+    edit(target / "cards" / "spells.json", "spell-2", name="Spell two, edited")
+    drawn, warm = build(target)
+    assert drawn == 1
+    appended = store_header(store)
+    assert appended["bodies"][: len(first["bodies"])] == first["bodies"]  # the file's drawings, as they were
+    assert len(appended["bodies"]) == len(first["bodies"]) + 1  # and the new one after them
+    assert len(set(appended["body"])) == len(first["bodies"])  # one of them no face uses any more
+    assert warm == cold(target, tmp_path / "cold")
+
+    for n in (1, 3, 4):
+        edit(target / "cards" / "spells.json", f"spell-{n}", name=f"Spell {n}, edited")
+    drawn, warm = build(target)
+    assert drawn == 3
+    anew = store_header(store)
+    assert sorted(set(anew["body"])) == list(range(len(anew["bodies"])))  # no stale drawing left
+    assert len(anew["bodies"]) == len(first["bodies"])
+    assert warm == cold(target, tmp_path / "cold")
+    edit(target / "cards" / "spells.json", "spell-5", name="Spell five, edited")
+    drawn, warm = build(target)  # drawn from the store written anew
+    assert drawn == 1
+    assert warm == cold(target, tmp_path / "cold")

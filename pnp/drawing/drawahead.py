@@ -16,7 +16,8 @@ import io
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pnp.drawing.facestore import FaceStore, Kept
+    from pnp.drawing.facefile import Kept
+    from pnp.drawing.facestore import FaceStore
     from pnp.drawing.impose import SheetSpec
     from pnp.drawing.pdf import Face
     from pnp.drawing.render import Renderer
@@ -60,7 +61,8 @@ def _draw_share(
 ) -> list[tuple[str, Kept]] | None:
     """In a child: the drawings of `share`, keyed as `store` keys them; None when its document
     was not stable (a character drawn that was not preset: its codes would differ)."""
-    from pnp.drawing.facestore import FaceStore, Kept
+    from pnp.drawing.facefile import Kept
+    from pnp.drawing.facestore import FaceStore
     from pnp.drawing.pdf import write_cut_sheets
 
     own = FaceStore(None, None, store.root, "", store.digests, store.preset)

@@ -32,15 +32,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import hmac
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from pnp.core.problems import Finding, sound_finding
+from pnp.core.problems import Finding
+from pnp.drawing.facefile import STORE_MAX_BYTES, Drawings, Kept, KeptPage, Meta, Raw, read_store, store_bytes
 
 if TYPE_CHECKING:
     from reportlab.pdfgen.canvas import Canvas
@@ -48,34 +48,7 @@ if TYPE_CHECKING:
     from pnp.drawing.impose import Box
     from pnp.drawing.render import Renderer
 
-MAGIC = b"pnp-faces 6\n"  # 6: signed with HMAC-SHA-256 (the processor's SHA instructions: twice BLAKE2b's speed)
-STORE_MAX_BYTES = 512 * 1024 * 1024  # the drawings of one kind; 10,000 poker cards take about 25 MB
 FOLDER = Path(".pnp-cache") / "faces"
-
-
-@dataclass(frozen=True, slots=True)
-class Kept:
-    """One face's drawing: its operators, the forms and images it shows, the fonts it names, and
-    what drawing it found."""
-
-    body: str
-    xobjects: tuple[str, ...]
-    fonts: tuple[tuple[str, int], ...]
-    findings: tuple[Finding, ...]
-    images: tuple[tuple[str, str | None], ...] = ()  # (project file, mask) of each image it draws
-
-
-@dataclass(frozen=True, slots=True)
-class KeptPage:
-    """One page's content stream as the PDF holds it (its dictionary, compressed operators), the
-    forms and images it shows, and the fonts its frame (crop marks, label) names."""
-
-    data: bytes
-    xobjects: tuple[str, ...]
-    fonts: tuple[tuple[str, int], ...]
-
-
-Raw = tuple[int, int, tuple[Finding, ...]]  # a face as the file holds it: body, metas and findings
 
 
 class Redraw(Exception):
@@ -95,12 +68,12 @@ class FaceStore:
         self.doc_key = hashlib.sha256(f"{doc_key}\0{preset}".encode("utf-8", "surrogatepass")).hexdigest()
         self.digests = digests  # id(record) -> its face digest
         self.entries: dict[str, Raw] = {}  # key -> (body index, meta index, findings): made into Kept when used
-        self._bodies: list[str] = []
-        self._metas: list[tuple[Any, ...]] = []
+        self._drawings = Drawings()  # each face's drawing, by the index `entries` gives
+        self._metas: list[Meta] = []
         self.pages: dict[str, KeptPage] = {}  # page key -> its kept stream (from the file)
         if self.path is not None and self.key is not None:
             self._read()
-        self.kept: dict[str, Kept | Raw] = {}  # this document's faces (Raw: copied with their page, as read)
+        self.kept: dict[str, Kept | Raw] = {}  # this document's faces (Raw: reused, as the store holds them)
         self.kept_pages: dict[str, KeptPage] = {}  # this document's pages, for the next build
         self.drawn = 0  # faces drawn in this document
         self.reused = 0  # faces taken from the store
@@ -139,14 +112,14 @@ class FaceStore:
             drawn = child.result()
             for key, kept in drawn or ():
                 if key not in self.entries:
-                    self.entries[key] = (len(self._bodies), len(self._metas), kept.findings)
-                    self._bodies.append(kept.body)
+                    self.entries[key] = (self._drawings.add(kept.body), len(self._metas), kept.findings)
                     self._metas.append((kept.xobjects, kept.fonts, kept.images))
 
     def forget(self) -> None:
         """Keep nothing from the last build: the kind is drawn again from scratch."""
         self.settle()  # the children's faces go too: they are of the same document
         self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
+        self._drawings, self._metas = Drawings(), []
         self.pages, self.kept_pages, self.pages_drawn = {}, {}, 0
         self._prefixes, self._present, self._named, self._ready_metas = {}, set(), set(), set()
 
@@ -169,7 +142,7 @@ class FaceStore:
         drawn and kept."""
         key = self._key(side, face)
         hit = self._kept(key)
-        if hit is not None and self._ready(canvas, renderer, hit):
+        if hit is not None and self._ready(canvas, renderer, hit.xobjects, hit.fonts, hit.images):
             code: list[str] = canvas._code
             prefix = self._prefixes.get((box, clip))
             if prefix is None:
@@ -182,19 +155,26 @@ class FaceStore:
             code.extend(prefix)
             code.append(hit.body)
             canvas._formsinuse.extend(hit.xobjects)
-            self.kept[key] = hit
+            self.kept[key] = self.entries[key]  # as the store holds it: saved without decoding it again
             self.reused += 1
             return list(hit.findings)
         return self._draw(canvas, renderer, side, face, box, clip, key)
 
-    def _ready(self, canvas: Canvas, renderer: Renderer, hit: Kept) -> bool:
-        """Whether the document holds what the kept face names: its fonts are named (so embedded)
-        as drawing it would; images shown first here are put in; forms were made by `begin`."""
+    def _ready(
+        self,
+        canvas: Canvas,
+        renderer: Renderer,
+        xobjects: tuple[str, ...],
+        fonts: tuple[tuple[str, int], ...],
+        images: tuple[tuple[str, str | None], ...],
+    ) -> bool:
+        """Whether the document holds what a kept face names (its meta): its fonts are named (so
+        embedded) as drawing it would; images shown first here are put in; forms were made by `begin`."""
         doc = canvas._doc
-        self._name(doc, hit.fonts)
-        missing = [name for name in hit.xobjects if name not in self._present]
+        self._name(doc, fonts)
+        missing = [name for name in xobjects if name not in self._present]
         if missing and not all(doc.hasForm(name) for name in missing):
-            _put_images(canvas, renderer.root, hit.images)  # as drawing the face would
+            _put_images(canvas, renderer.root, images)  # as drawing the face would
             if not all(doc.hasForm(name) for name in missing):
                 return False
         self._present.update(missing)
@@ -270,10 +250,9 @@ class FaceStore:
                 return False
             hits.append((face_key, face, raw))
         doc = canvas._doc
-        for face_key, _, raw in hits:  # as drawing it does, face by face (an image gone: the page is drawn)
+        for _, _, raw in hits:  # as drawing it does, face by face (an image gone: the page is drawn)
             if raw[1] not in self._ready_metas:
-                hit = self._kept(face_key)
-                if hit is None or not self._ready(canvas, renderer, hit):
+                if not self._ready(canvas, renderer, *self._metas[raw[1]]):
                     return False
                 self._ready_metas.add(raw[1])
         self._name(doc, page.fonts)
@@ -343,82 +322,119 @@ class FaceStore:
         if raw is None:
             return None
         index, meta, findings = raw
+        body = self._drawings.text(index)
+        if body is None:
+            return None
         xobjects, fonts, images = self._metas[meta]
-        return Kept(self._bodies[index], xobjects, fonts, findings, images)
-
-    def _mac(self, data: bytes) -> bytes:
-        assert self.key is not None
-        return hmac.new(hashlib.sha256(self.key).digest(), data, hashlib.sha256).hexdigest().encode()
+        return Kept(body, xobjects, fonts, findings, images)
 
     def save(self, key: bytes | None) -> None:
         """Keep this build's faces (and only them), signed with `key` (None: the output folder cannot
         hold one: nothing kept); nothing when the document was not stable."""
-        from pnp.core.output import atomic_write
+        from pnp.core.output import rewrite_cache
 
         if self.path is None or key is None:
             return
         if key != self.key:
-            self.key, self.entries = key, {}  # a new key: every face is written again
-        if not self.stable or not self.kept:
+            self.key, self.entries = key, {}  # a new key: the file is written again
+        pieces = self._file(key)
+        if pieces is None:
             self._remove()
-            return
+        elif pieces:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                rewrite_cache(self.path, pieces)
+            except OSError:
+                self._remove()  # a read-only output folder, a full disk: the next build draws every face
+
+    def _file(self, key: bytes) -> list[bytes | memoryview] | None:
+        """The file that keeps this build's faces, in pieces (pnp.drawing.facefile): None when nothing
+        is to be kept (the document was not stable, or it is too large), [] when the file holds them."""
+        if not self.stable or not self.kept:
+            return None
         if not self.drawn and len(self.kept) == len(self.entries) and self.kept_pages.keys() == self.pages.keys():
-            return  # the same faces and pages as the file holds
-        bodies: dict[str, int] = {}  # each distinct drawing once (10,000 identical backs: one)
-        metas: dict[tuple[Any, ...], int] = {}
-        old_bodies: dict[int, int] = {}  # a face copied with its page: its body and metas as read, renumbered
-        old_metas: dict[int, int] = {}
-        body_of: list[int] = []
-        meta_of: list[int] = []
-        found: dict[str, list[Any]] = {}
-        for name, kept in self.kept.items():
+            return []  # the same faces and pages as the file holds
+        drawings, filed = self._drawings, self._drawings.filed
+        names, values = list(self.kept), list(self.kept.values())
+        used = {kept[0] for kept in values if type(kept) is tuple}
+        appending = filed > 0 and 2 * drawings.size({i for i in used if i < filed}) >= len(drawings.region)
+        lengths: list[int] = list(drawings.lengths) if appending else []  # else: written anew
+        parts: list[bytes | memoryview] = [drawings.region] if appending else []
+        metas: list[Meta] = list(self._metas) if appending else []
+        meta_at = {meta: index for index, meta in reversed(list(enumerate(metas)))}
+        bodies: dict[str, int] = {}  # each distinct new drawing once (10,000 identical backs: one)
+        renumbered: dict[int, int] = {}  # a drawing or meta of the store, where the new file has it
+        renumbered_metas: dict[int, int] = {}
+
+        def body_at(text: str) -> int:
+            index = bodies.get(text)
+            if index is None:
+                index = bodies[text] = len(lengths)
+                parts.append(text.encode("utf-8", "surrogatepass"))
+                lengths.append(len(parts[-1]))
+            return index
+
+        def meta_index(meta: Meta) -> int:
+            index = meta_at.get(meta)
+            if index is None:
+                index = meta_at[meta] = len(metas)
+                metas.append(meta)
+            return index
+
+        if appending:  # the faces copied with their page, as the file holds them (column by column)
+            body_of = [kept[0] if type(kept) is tuple and kept[0] < filed else -1 for kept in values]
+            meta_of = [kept[1] if type(kept) is tuple and kept[0] < filed else -1 for kept in values]
+        else:
+            body_of, meta_of = [-1] * len(values), [-1] * len(values)
+        unreadable: set[int] = set()
+        for at in [at for at, body in enumerate(body_of) if body < 0]:  # drawn here, or written anew
+            kept = values[at]
             if isinstance(kept, Kept):
-                body = bodies.setdefault(kept.body, len(bodies))
-                meta = metas.setdefault((kept.xobjects, kept.fonts, kept.images), len(metas))
-                findings = kept.findings
-            else:
-                body = old_bodies.get(kept[0], -1)
-                if body < 0:
-                    body = old_bodies[kept[0]] = bodies.setdefault(self._bodies[kept[0]], len(bodies))
-                meta = old_metas.get(kept[1], -1)
-                if meta < 0:
-                    meta = old_metas[kept[1]] = metas.setdefault(self._metas[kept[1]], len(metas))
-                findings = kept[2]
-            body_of.append(body)
-            meta_of.append(meta)
-            if findings:
-                found[name] = [asdict(f) for f in findings]
-        blob = [body.encode("utf-8", "surrogatepass") for body in bodies]
+                body_of[at] = body_at(kept.body)
+                meta_of[at] = meta_index((kept.xobjects, kept.fonts, kept.images))
+                continue
+            body = renumbered.get(kept[0], -1)
+            if body < 0:
+                text = drawings.text(kept[0])
+                if text is None:
+                    unreadable.add(at)  # not text: not kept
+                    continue
+                body = renumbered[kept[0]] = body_at(text)
+            body_of[at] = body
+            meta = renumbered_metas.get(kept[1], -1)
+            if meta < 0:
+                meta = renumbered_metas[kept[1]] = meta_index(self._metas[kept[1]])
+            meta_of[at] = meta
+        if unreadable:
+            names = [name for at, name in enumerate(names) if at not in unreadable]
+            values = [kept for at, kept in enumerate(values) if at not in unreadable]
+            body_of = [body for at, body in enumerate(body_of) if at not in unreadable]
+            meta_of = [meta for at, meta in enumerate(meta_of) if at not in unreadable]
+        found = {
+            name: [asdict(f) for f in findings]
+            for name, kept in zip(names, values, strict=True)
+            if (findings := kept.findings if isinstance(kept, Kept) else kept[2])
+        }
         page_metas: dict[tuple[Any, ...], int] = {}
         page_meta = [
             page_metas.setdefault((page.xobjects, page.fonts), len(page_metas)) for page in self.kept_pages.values()
         ]
-        if sum(len(b) for b in blob) + sum(len(page.data) for page in self.kept_pages.values()) > STORE_MAX_BYTES:
-            self._remove()
-            return
-        header = orjson.dumps(
-            {
-                "doc": self.doc_key,
-                "bodies": [len(b) for b in blob],
-                "metas": list(metas),
-                "faces": list(self.kept),  # the faces, by key, column by column
-                "body": body_of,
-                "meta": meta_of,
-                "found": found,
-                "pages": list(self.kept_pages),
-                "page_sizes": [len(page.data) for page in self.kept_pages.values()],
-                "page_metas": list(page_metas),
-                "page_meta": page_meta,
-            }
-        )
-        blob.extend(page.data for page in self.kept_pages.values())
-        payload = b"%d\n" % len(header) + header + b"".join(blob)
-        data = MAGIC + self._mac(payload) + b"\n" + payload
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.path, lambda handle: handle.write(data))
-        except OSError:
-            pass  # a read-only output folder: the next build draws every face again
+        if sum(lengths) + sum(len(page.data) for page in self.kept_pages.values()) > STORE_MAX_BYTES:
+            return None
+        header = {
+            "doc": self.doc_key,
+            "bodies": lengths,
+            "metas": metas,
+            "faces": names,  # the faces, by key, column by column
+            "body": body_of,
+            "meta": meta_of,
+            "found": found,
+            "pages": list(self.kept_pages),
+            "page_sizes": [len(page.data) for page in self.kept_pages.values()],
+            "page_metas": list(page_metas),
+            "page_meta": page_meta,
+        }
+        return store_bytes(key, header, [*parts, *(page.data for page in self.kept_pages.values())])
 
     def _remove(self) -> None:
         assert self.path is not None
@@ -427,66 +443,15 @@ class FaceStore:
 
     def _read(self) -> None:
         """The kept faces; none when the file is missing, foreign, damaged or forged."""
-        from pnp.core.paths import RefusedFile, read_regular
-
-        assert self.path is not None
-        try:
-            data = read_regular(self.path, STORE_MAX_BYTES + 64 * 1024 * 1024, self.root)
-            if not data.startswith(MAGIC):
-                return
-            mac, _, payload = data[len(MAGIC) :].partition(b"\n")
-            if not hmac.compare_digest(mac, self._mac(payload)):
-                return  # edited, forged, or signed with another key: never trusted
-            size, _, rest = payload.partition(b"\n")
-            header = orjson.loads(rest[: int(size)])
-            if header["doc"] != self.doc_key:
-                return  # another layout, options or preset: every code may differ
-            body_bytes = sum(int(length) for length in header["bodies"])
-            text = rest[int(size) : int(size) + body_bytes].decode("utf-8", "surrogatepass")
-            bodies, offset = [], 0
-            for length in header["bodies"]:  # ASCII operators: a character per byte
-                bodies.append(text[offset : offset + int(length)])
-                offset += int(length)
-            metas = [
-                (
-                    tuple(map(str, xobjects)),
-                    tuple((str(f), int(s)) for f, s in fonts),
-                    tuple((str(i), None if m is None else str(m)) for i, m in images),
-                )
-                for xobjects, fonts, images in header["metas"]
-            ]
-            keys, body_of, meta_of = header["faces"], header["body"], header["meta"]
-            if not len(keys) == len(body_of) == len(meta_of) or not all(type(k) is str for k in keys):
-                return
-            if not _indices(body_of, len(bodies)) or not _indices(meta_of, len(metas)):
-                return
-            found = {str(k): tuple(Finding(**item) for item in v) for k, v in header["found"].items()}
-            if not all(sound_finding(f) for findings in found.values() for f in findings):
-                return
-            entries = {
-                key: (body, meta, found.get(key, ())) for key, body, meta in zip(keys, body_of, meta_of, strict=True)
-            }
-            page_metas = [
-                (tuple(map(str, xobjects)), tuple((str(f), int(s)) for f, s in fonts))
-                for xobjects, fonts in header["page_metas"]
-            ]
-            page_keys, sizes, page_meta = header["pages"], header["page_sizes"], header["page_meta"]
-            if not len(page_keys) == len(sizes) == len(page_meta) or not _indices(page_meta, len(page_metas)):
-                return
-            pages, at = {}, int(size) + body_bytes
-            for key, length, meta in zip(page_keys, sizes, page_meta, strict=True):
-                pages[str(key)] = KeptPage(rest[at : at + int(length)], *page_metas[meta])
-                at += int(length)
-        except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
-            return
-        if offset != len(text) or at != len(rest):
-            return  # not a character per byte, or cut short: not what pnp wrote
-        self.entries, self._bodies, self._metas, self.pages = entries, bodies, metas, pages
-
-
-def _indices(values: list[Any], count: int) -> bool:
-    """Whether every one of `values` is a whole number that indexes a list of `count`."""
-    return all(type(v) is int for v in values) and (not values or (min(values) >= 0 and max(values) < count))
+        assert self.path is not None and self.key is not None
+        stored = read_store(self.path, self.key, self.root, self.doc_key)
+        if stored is not None:
+            self.entries, self._drawings, self._metas, self.pages = (
+                stored.entries,
+                stored.drawings,
+                stored.metas,
+                stored.pages,
+            )
 
 
 def _recording(draw_image: Any, images: list[tuple[str, str | None]]) -> Any:
@@ -534,12 +499,13 @@ def face_keys(loaded: Any, layout: Any, kind: str, digests: Any) -> dict[int, st
     return {id(record): digests.record_key(layout, kind, record) for _, _, record in loaded.records(kind)}
 
 
-def kind_preset(loaded: Any, layout: Any, kind: str, name: str = "") -> str:
+def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:
     """The characters a kind's fonts are preset with (pnp.drawing.stablefont); `name`: the sheets'
-    label (the kind's schema title, or the kind)."""
-    from pnp.drawing.stablefont import preset_chars
+    label (the kind's schema title, or the kind); `digests`: the build's FaceDigests, whose
+    serialised records are read (not made again)."""
+    from pnp.drawing.stablefont import preset_chars_of
 
-    return preset_chars(preset_text(loaded, layout, kind, name or kind))
+    return preset_chars_of(preset_parts(loaded, layout, kind, name or kind, digests))
 
 
 def kind_store(
@@ -559,16 +525,16 @@ def kind_store(
     return FaceStore(path, key, loaded.project.root, doc_key, records, preset)
 
 
-def preset_text(loaded: Any, layout: Any, kind: str, name: str) -> str:
-    """Every text a kind's faces may draw characters of: its layout, its records (all records when
-    its templates look others up), the icons, the sheet label. Assigned first in its fonts
-    (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
+def preset_parts(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> list[bytes]:
+    """Every text a kind's faces may draw characters of, as UTF-8: its layout, its records (all
+    records when its templates look others up), the icons, the sheet label. Assigned first in its
+    fonts (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
     from pnp.drawing.faces import REF_FILTER
 
-    layout_text = orjson.dumps(layout.data).decode()
-    if REF_FILTER.search(layout_text) or "records_of" in layout_text:
-        records = [record_file.records for record_file in loaded.files]
+    layout_text = orjson.dumps(layout.data)
+    if REF_FILTER.search(layout_text.decode()) or b"records_of" in layout_text:
+        records = [record for record_file in loaded.files for record in record_file.records]
     else:
         records = [record for _, _, record in loaded.records(kind)]
-    icons = orjson.dumps(loaded.icons, default=str).decode()
-    return f"{layout_text}{orjson.dumps(records, default=str).decode()}{icons}{name}"
+    icons = orjson.dumps(loaded.icons, default=str)
+    return [layout_text, *map(digests.rare_bytes, records), icons, name.encode("utf-8", "surrogatepass")]
