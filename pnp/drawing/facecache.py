@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,16 +180,7 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
 def _write(path: Path, payload: dict[str, Any]) -> None:
     from pnp.core.output import atomic_write
 
-    def plain(value: Any) -> Any:
-        if isinstance(value, Finding):
-            return asdict(value)
-        if isinstance(value, list):
-            return [plain(v) for v in value]
-        if isinstance(value, dict):
-            return {k: plain(v) for k, v in value.items()}
-        return value
-
-    data = orjson.dumps(plain(payload))
+    data = orjson.dumps(payload)  # a Finding as its fields, as dataclasses.asdict gives them
     with contextlib.suppress(OSError):  # a read-only checkout: the check still works, only slower next time
         atomic_write(path, lambda handle: handle.write(data))
 

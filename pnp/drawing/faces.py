@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pnp.project.loaded import LoadedProject
 
 REF_FILTER = re.compile(r"\|\s*ref\b")
+PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 FILE_CAP = 256 * 1024 * 1024  # an input file hashed at most this far (pnp.core.output's INPUT_CAP)
 Record = dict[str, Any]
 
@@ -73,21 +74,34 @@ class FaceDigests:
         self._layouts: dict[str, tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]] = {}
         self._all: bytes | None = None
         self._icons: list[Path] | None = None  # layouts/icons.json's images: the same for every layout
-        self._records: dict[int, bytes] = {}  # id(record) -> its serialised form (the loaded project holds it)
+        self._records: dict[int, bytes] = {}  # id(record) -> its content digest (the loaded project holds it)
+        self._rare: dict[int, bytes] = {}  # id(record) -> its serialised bytes outside printable ASCII, if any
 
     def sharing(self, *options: Any) -> FaceDigests:
         """Digests of the same loaded project under other options (a build's and `pnp check`'s),
         reading each file and the icons' paths, and serialising each record, once for both."""
         other = FaceDigests(self.loaded, *options, files=self.files)
         other._icons = self.icons()
-        other._records = self._records
+        other._records, other._rare = self._records, self._rare
         return other
 
-    def _record(self, record: Record) -> bytes:
-        dumped = self._records.get(id(record))
-        if dumped is None:
-            dumped = self._records[id(record)] = _dumps(record)
-        return dumped
+    def record_digest(self, record: Record) -> bytes:
+        """The SHA-256 of the record serialised (sorted keys), made once for every digest. (Only
+        the digest is kept: 10,000 serialisations kept alive cost three times their making.)"""
+        known = self._records.get(id(record))
+        if known is None:
+            dumped = _dumps(record)
+            known = self._records[id(record)] = hashlib.sha256(dumped).digest()
+            rare = dumped.translate(None, PRINTABLE_ASCII)
+            if rare:
+                self._rare[id(record)] = rare
+        return known
+
+    def rare_bytes(self, record: Record) -> bytes:
+        """The record's serialised bytes outside printable ASCII (UTF-8 sequences whole): what its
+        text adds to the characters its fonts are preset with (pnp.drawing.facestore.kind_preset)."""
+        self.record_digest(record)
+        return self._rare.get(id(record), b"")
 
     def icons(self) -> list[Path]:
         """layouts/icons.json's image files (icon_files), worked out once for this loaded project."""
@@ -103,10 +117,10 @@ class FaceDigests:
         """The digest of every face of `record` (its copies and expansions share it)."""
         key, uses_refs, sources, asset_paths = self._layout(layout, kind)
         if not asset_paths and not sources and uses_refs != "fields":  # the record alone (most layouts)
-            return hashlib.sha256(key.encode() + self._record(record)).hexdigest()
+            return hashlib.sha256(key.encode() + self.record_digest(record)).hexdigest()
         root = self.loaded.project.root
         hasher = hashlib.sha256(key.encode())
-        hasher.update(self._record(record))
+        hasher.update(self.record_digest(record))
         names = [str(v) for path in asset_paths for _, v in values_at(record, path, "") if isinstance(v, str)]
         for template in sources:
             try:
@@ -118,7 +132,7 @@ class FaceDigests:
                 hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(root / name).encode())
         if uses_refs == "fields":
             for rid, other in self.loaded.referenced((record,)):
-                hasher.update(rid.encode(errors="surrogatepass") + b"\0" + _dumps(other))
+                hasher.update(rid.encode(errors="surrogatepass") + b"\0" + self.record_digest(other))
         return hasher.hexdigest()
 
     def _all_records(self) -> bytes:

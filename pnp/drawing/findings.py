@@ -11,6 +11,7 @@ files they draw, so a repeated check draws only the kinds whose inputs changed.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import asdict
@@ -169,7 +170,7 @@ def kind_digest(
         code,
         *options,
         layout.data,
-        orjson.dumps(records).decode(),
+        hashlib.sha256(orjson.dumps(records)).hexdigest(),
         files=[*layout.files, project.layouts / "icons.json", *asset_files(loaded, layout, kind, icons)],
         root=project.root,
     )

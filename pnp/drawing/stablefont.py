@@ -93,6 +93,15 @@ def preset_chars(text: str) -> str:
     return "".join(sorted(chars))
 
 
+def preset_chars_of(parts: list[bytes]) -> str:
+    """`preset_chars` of the UTF-8 text of `parts` (lone surrogates passed): their printable ASCII
+    bytes dropped first, which leaves the rest whole, so that megabytes of records are not decoded."""
+    from pnp.drawing.faces import PRINTABLE_ASCII
+
+    rest = b"".join(part.translate(None, PRINTABLE_ASCII) for part in parts)
+    return preset_chars(rest.decode("utf-8", "surrogatepass")) if rest else ""
+
+
 def preset_document(doc: Any, preset: str) -> None:
     """Fonts meeting `doc` assign the characters of `preset` (from `preset_chars`) before any other."""
     _PRESETS[doc] = preset

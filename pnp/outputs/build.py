@@ -170,7 +170,7 @@ def _build_checked(
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
         faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
-        preset = kind_preset(loaded, layout, kind, labels.get(kind, kind))  # its fonts' preset characters: in its bytes
+        preset = kind_preset(loaded, layout, kind, labels.get(kind, kind), face_digests)  # in its bytes
         geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(
             loaded,
@@ -182,8 +182,10 @@ def _build_checked(
             own.cutting,
             own.gutter,
             *geometry,
-            [*faces.values(), preset],
+            hashlib.sha256("\n".join(faces.values()).encode()).hexdigest(),  # each record, as drawn
+            preset,
             labels.get(kind, kind),  # the sheets' label
+            records=[],  # held by the faces' digests
             icons=face_digests.icons(),
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
