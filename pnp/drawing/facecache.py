@@ -59,7 +59,7 @@ def kind_findings(
     from pnp.drawing.locate import place
 
     layout_key = digests.layout_key(layout, kind)
-    keys = [digests.record_key(layout, kind, record) for _, record in records]
+    keys = digests.record_keys(layout, kind, [record for _, record in records])
     records_key = hashlib.sha256("\n".join(keys).encode()).hexdigest()
     stored = _read(cache_file, loaded.project.root) if cache_file is not None else {}
     same_layout = stored.get("layout_key") == layout_key
@@ -148,7 +148,7 @@ def remember_build(
     """Store what a build found drawing every record of `kind` (`found`: the layout's own, its
     bleed, what counting and placing the faces gave, an imposition error) as kind_findings stores it."""
     own, bleed, counted, imposed = found
-    keys = [cache.digests.record_key(layout, kind, record) for _, record in records]
+    keys = cache.digests.record_keys(layout, kind, [record for _, record in records])
     by_origin: dict[tuple[int, int], list[Finding]] = {(id(o[0]), o[1]): [] for o, _ in records}
     for origin, finding in drawn:
         by_origin.setdefault((id(origin[0]), origin[1]), []).append(finding)

@@ -496,7 +496,8 @@ def _font(name: str) -> Any:
 
 def face_keys(loaded: Any, layout: Any, kind: str, digests: Any) -> dict[int, str]:
     """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests)."""
-    return {id(record): digests.record_key(layout, kind, record) for _, _, record in loaded.records(kind)}
+    records = [record for _, _, record in loaded.records(kind)]
+    return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True))
 
 
 def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:
