@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from dataclasses import dataclass
-from itertools import accumulate
+from itertools import accumulate, repeat
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +112,7 @@ def read_store(path: Path, key: bytes, root: Path, doc_key: str) -> Stored | Non
             return None
         end = data.index(b"\n", len(MAGIC))  # the 14 MB of 10,000 faces are not copied
         whole = memoryview(data)
-        if not hmac.compare_digest(data[len(MAGIC) : end], mac(key, whole[end + 1 :])):
-            return None  # edited, forged, or signed with another key: never trusted
+        signed = _Signature(key, whole[end + 1 :])  # checked on another thread meanwhile (9 ms)
         start = data.index(b"\n", end + 1) + 1
         size = int(data[end + 1 : start - 1])
         rest = whole[start:]
@@ -121,7 +120,7 @@ def read_store(path: Path, key: bytes, root: Path, doc_key: str) -> Stored | Non
         if header["doc"] != doc_key:
             return None  # another layout, options or preset: every code may differ
         lengths = header["bodies"]
-        if not all(type(n) is int and n >= 0 for n in lengths):
+        if not _counts(lengths):
             return None
         body_bytes = sum(lengths)
         metas: list[Meta] = [
@@ -133,16 +132,15 @@ def read_store(path: Path, key: bytes, root: Path, doc_key: str) -> Stored | Non
             for xobjects, fonts, images in header["metas"]
         ]
         keys, body_of, meta_of = header["faces"], header["body"], header["meta"]
-        if not len(keys) == len(body_of) == len(meta_of) or not all(type(k) is str for k in keys):
+        if not len(keys) == len(body_of) == len(meta_of) or not set(map(type, keys)) <= {str}:
             return None
         if not _indices(body_of, len(lengths)) or not _indices(meta_of, len(metas)):
             return None
         found = {str(k): tuple(Finding(**item) for item in v) for k, v in header["found"].items()}
         if not all(sound_finding(f) for findings in found.values() for f in findings):
             return None
-        entries = {
-            key: (body, meta, found.get(key, ())) for key, body, meta in zip(keys, body_of, meta_of, strict=True)
-        }
+        findings = [found.get(key, ()) for key in keys] if found else repeat((), len(keys))
+        entries: dict[str, Raw] = dict(zip(keys, zip(body_of, meta_of, findings, strict=True), strict=True))
         page_metas = [
             (tuple(map(str, xobjects)), tuple((str(f), int(s)) for f, s in fonts))
             for xobjects, fonts in header["page_metas"]
@@ -150,7 +148,7 @@ def read_store(path: Path, key: bytes, root: Path, doc_key: str) -> Stored | Non
         page_keys, sizes, page_meta = header["pages"], header["page_sizes"], header["page_meta"]
         if not len(page_keys) == len(sizes) == len(page_meta) or not _indices(page_meta, len(page_metas)):
             return None
-        if not all(type(n) is int and n >= 0 for n in sizes):
+        if not _counts(sizes):
             return None
         pages, at = {}, size + body_bytes
         for page_key, length, meta in zip(page_keys, sizes, page_meta, strict=True):
@@ -158,9 +156,30 @@ def read_store(path: Path, key: bytes, root: Path, doc_key: str) -> Stored | Non
             at += length
     except (RefusedFile, OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
+    if not hmac.compare_digest(data[len(MAGIC) : end], signed.value()):
+        return None  # edited, forged, or signed with another key: never trusted
     if at != len(rest):
         return None  # cut short, or more than pnp wrote
     return Stored(entries, Drawings(rest[size : size + body_bytes], lengths), metas, pages)
+
+
+class _Signature:
+    """`mac(key, data)`, made on a thread of its own: hashing releases the interpreter's lock, so
+    the file's header is parsed meanwhile (what it says is used only once the signature matches)."""
+
+    def __init__(self, key: bytes, data: memoryview) -> None:
+        import threading
+
+        self._value = b""
+        self._thread = threading.Thread(target=self._sign, args=(key, data), name="pnp-store-mac", daemon=True)
+        self._thread.start()
+
+    def _sign(self, key: bytes, data: memoryview) -> None:
+        self._value = mac(key, data)
+
+    def value(self) -> bytes:
+        self._thread.join()
+        return self._value
 
 
 def store_bytes(key: bytes, header: dict[str, Any], parts: list[bytes | memoryview]) -> list[bytes | memoryview]:
@@ -176,4 +195,9 @@ def store_bytes(key: bytes, header: dict[str, Any], parts: list[bytes | memoryvi
 
 def _indices(values: list[Any], count: int) -> bool:
     """Whether every one of `values` is a whole number that indexes a list of `count`."""
-    return all(type(v) is int for v in values) and (not values or (min(values) >= 0 and max(values) < count))
+    return set(map(type, values)) <= {int} and (not values or (min(values) >= 0 and max(values) < count))
+
+
+def _counts(values: list[Any]) -> bool:
+    """Whether every one of `values` is a whole number, none below 0."""
+    return set(map(type, values)) <= {int} and (not values or min(values) >= 0)
