@@ -111,10 +111,16 @@ def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
     return result
 
 
-def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet]:
+def _group_spec(parts: list[Part], members: list[int], spec: SheetSpec) -> SheetSpec:
+    """The sheets a group of parts of one size share: the first part's cutting, turned for it."""
     first = parts[members[0]]
     group_spec = replace(for_faces(first.spec or spec, any(parts[m].has_back for m in members)), bleed=first.bleed)
-    group_spec = oriented(group_spec, first.width, first.height)
+    return oriented(group_spec, first.width, first.height)
+
+
+def _grid_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> list[_Sheet]:
+    first = parts[members[0]]
+    group_spec = _group_spec(parts, members, spec)
     shared = grid(first.width, first.height, group_spec)
     sheets = pack([parts[m].faces for m in members], shared.per_sheet)
     result = []
@@ -186,6 +192,10 @@ def sheet_count(parts: list[Part], spec: SheetSpec) -> int:
 
 @lru_cache(maxsize=64)
 def _sheet_count(parts: tuple[Part, ...], spec: SheetSpec) -> int:
+    if len(parts) == 1 and parts[0].shape != "hex":  # one grid (combined_sheets): counted, not laid out
+        part = parts[0]
+        per_sheet = grid(part.width, part.height, _group_spec(list(parts), [0], spec)).per_sheet
+        return -(-part.faces // per_sheet)  # every sheet full but the last (pnp.drawing.impose.pack)
     return len(combined_sheets(list(parts), spec))
 
 
