@@ -55,7 +55,8 @@ class QuickPage(PDFPage):  # type: ignore[misc]  # reportlab has no type hints
                 if data.count(marker) == 1:
                     memo[alike] = (data, marker)
             return data
-        self.check_format(document)  # what PDFPage.format does first (no new object: its resources are shared)
+        # PDFPage.format's check_format is not needed here: it registers no object (its Parent, the
+        # page tree, was registered by the first page alike), and only sets what `data` holds
         document.Reference(self.Contents)  # the page's stream gets its number now, as in PDFPage.format
         data, marker = known
         return data.replace(marker, _contents(self, document))
