@@ -267,7 +267,8 @@ class FaceStore:
         shown.__class__ = QuickPage
         for face_key, face, raw in hits:
             self.kept[face_key] = raw
-            problems.extend((face, finding) for finding in raw[2])
+            if raw[2]:
+                problems.extend((face, finding) for finding in raw[2])
         self.reused += len(hits)
         self._present.update(page.xobjects)
         self.kept_pages[key] = page
