@@ -526,12 +526,12 @@ class Timed:
         return self.peak_rss_kb / 1024
 
 
-def run(cmd: list[str], cwd: Path, timed: Timed | None = None) -> Timed:
+def run(cmd: list[str], cwd: Path, timed: Timed | None = None, env: Mapping[str, str] | None = None) -> Timed:
     """Run one process; wall clock, and its own peak RSS from os.wait4 (not the benchmark's)."""
     timed = timed if timed is not None else Timed()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -659,7 +659,10 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
         "cold": [pnp, "build"],  # after removing output/: nothing kept from the last build
     }
     failures: list[str] = []
-    warm = run([pnp, "build", "--force"], root)  # a first build: warms the page cache and the .pyc files, untimed
+    # a first build, untimed: warms the page cache, and writes what Python and pnp keep for the next
+    # start as a user's first run does (.pyc files, pnp.core.classcache), PYTHONDONTWRITEBYTECODE or not
+    writing = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    warm = run([pnp, "build", "--force"], root, env=writing)
     if written_count(warm.stderr) < 1:
         failures.append(f"{cards}: the first pnp build wrote nothing")
     timings = {name: Timed() for name in commands}
