@@ -19,6 +19,7 @@ import builtins
 import contextlib
 import importlib.util
 import marshal
+import os
 import sys
 from pathlib import Path
 from types import CodeType
@@ -51,6 +52,8 @@ def keep() -> None:
     when the file would hold more than MOST)."""
     if not COMPILED or sys.dont_write_bytecode or sys.pycache_prefix:
         return
+    if not os.access(FOLDER if FOLDER.is_dir() else FOLDER.parent, os.W_OK):
+        return  # a read-only install: its bytecode was compiled when installed; these are compiled each time
     table = {**_read(cache_file()), **{text: marshal.dumps(code) for text, code in COMPILED.items()}}
     if len(table) > MOST:
         table = {text: code for text, code in table.items() if text in _codes}
