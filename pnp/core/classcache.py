@@ -10,7 +10,7 @@ in `pnp/__pycache__/` under the interpreter's cache tag and bytecode version. Th
 so a changed class only misses. The file is written only when something was compiled, never where
 Python writes no bytecode (PYTHONDONTWRITEBYTECODE, a pycache prefix), and anything wrong with it
 (unreadable, another version's, not a table of code) is a cold start, never an error.
-tests/test_classcache.py compares the methods made either way, for every dataclass of pnp.
+tests/test_classcache.py compares the methods made either way, for every dataclass a build defines.
 """
 
 from __future__ import annotations
