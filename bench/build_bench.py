@@ -27,6 +27,10 @@ on the same 3 x 3 sheets with the same crop marks and back pages. It then times 
   its own sources into every input digest, so if pnp/ is edited while the benchmark runs, that
   build rightly rebuilds everything: such a run is reported on stderr, not timed, and repeated.
 
+pnp and the script run as a user's wheel install runs them: when the pnp installed beside this
+Python is an editable install, through a virtual environment without its import hook, with this
+repository's pnp on its path (benchlib.as_installed).
+
 Peak RSS is the child's own ru_maxrss (os.wait4), the largest over the fresh `pnp build` runs;
 the table also gives each process's CPU time (user + system, best run) and its ratio, which
 other load on the machine disturbs less than the wall clock.
@@ -497,10 +501,6 @@ DECKS = (
 # --- running and timing --------------------------------------------------------------------------------------------
 
 
-def tool(name: str) -> str:
-    return benchlib.tool(name, "build_bench")
-
-
 @dataclass
 class Timed:
     times: list[float] = field(default_factory=list)
@@ -526,12 +526,12 @@ class Timed:
         return self.peak_rss_kb / 1024
 
 
-def run(cmd: list[str], cwd: Path, timed: Timed | None = None) -> Timed:
+def run(cmd: list[str], cwd: Path, timed: Timed | None = None, env: Mapping[str, str] | None = None) -> Timed:
     """Run one process; wall clock, and its own peak RSS from os.wait4 (not the benchmark's)."""
     timed = timed if timed is not None else Timed()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err)
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -650,16 +650,19 @@ def bench_size(deck: Deck, cards: int, workdir: Path, repeat: int) -> SizeResult
         file=sys.stderr,
         flush=True,
     )
-    pnp = tool("pnp")
+    python, pnp = benchlib.as_installed(workdir, "build_bench")  # both run by the interpreter a user's install has
     raw_pdf = root.parent / f"{root.name}-raw" / f"{deck.kind}.pdf"  # outside the project: not one of its inputs
     commands = {
         "pnp": [pnp, "build", "--force"],
-        "raw": [sys.executable, str(deck.raw_script), str(root), str(raw_pdf)],
+        "raw": [python, str(deck.raw_script), str(root), str(raw_pdf)],
         "no_change": [pnp, "build"],
         "cold": [pnp, "build"],  # after removing output/: nothing kept from the last build
     }
     failures: list[str] = []
-    warm = run([pnp, "build", "--force"], root)  # a first build: warms the page cache and the .pyc files, untimed
+    # a first build, untimed: warms the page cache, and writes what Python and pnp keep for the next
+    # start as a user's first run does (.pyc files, pnp.core.classcache), PYTHONDONTWRITEBYTECODE or not
+    writing = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    warm = run([pnp, "build", "--force"], root, env=writing)
     if written_count(warm.stderr) < 1:
         failures.append(f"{cards}: the first pnp build wrote nothing")
     timings = {name: Timed() for name in commands}
@@ -756,7 +759,7 @@ def bench_combined(cards: int, workdir: Path) -> CombinedResult:
     only (one run each, after an untimed warm-up build)."""
     root = generate(workdir / f"combined-{cards}", cards).root
     split_kinds(root)
-    pnp = tool("pnp")
+    _, pnp = benchlib.as_installed(workdir, "build_bench")
     failures: list[str] = []
     run([pnp, "build", "--force"], root)  # warm-up, untimed
     full = run([pnp, "build", "--force"], root)
@@ -820,7 +823,9 @@ def print_table(results: list[SizeResult], repeat: int, sources: str) -> None:
         f"pnp build benchmark: pnp {version.group(1) if version else '?'} (sources sha256 {sources[:12]}{edited}), "
         f"{platform.python_implementation()} {platform.python_version()}, reportlab "
         f"{reportlab.Version} {accelerated()}, {os.cpu_count()} CPUs, {platform.system()} {platform.machine()}; "
-        f"load average {LOAD_AT_START}; wall clock of whole processes, best of {repeat} "
+        f"load average {LOAD_AT_START}; "
+        f"{'pnp of this tree without the editable install hook' if benchlib.editable_install() else 'pnp as installed'}; "
+        f"wall clock of whole processes, best of {repeat} "
         f"(¹ one run only: the first took over {SLOW_RUN_S:.0f} s)"
     )
     print()

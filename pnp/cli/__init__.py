@@ -15,7 +15,10 @@ def main() -> None:
     (pnp.project.loaded)."""
     import gc
 
+    from pnp.core.classcache import compile_once
+
     gc.disable()
+    compile_once()  # the dataclasses' methods compiled once, not at every start (pnp.core.classcache)
     from pnp.cli.commands import main as run
 
     gc.freeze()

@@ -13,6 +13,7 @@ from typing import NoReturn
 import click
 
 from pnp import __version__
+from pnp.core import classcache
 from pnp.core.problems import ConfigError, Problem
 from pnp.project.config import Project, load_project
 
@@ -132,4 +133,5 @@ def flush_and_exit(code: int) -> NoReturn:
             sys.stderr.write(f"pnp: error: cannot write to standard output: {err.strerror}\n")
     with contextlib.suppress(OSError):
         sys.stderr.flush()
+    classcache.keep()  # what this run compiled, for the next start
     os._exit(code)

@@ -18,6 +18,8 @@ Severity = Literal["error", "warning"]
 
 @dataclass(frozen=True, slots=True)
 class Code:
+    """A problem code's severity and what it is about, as `pnp docs` and the reports list it."""
+
     severity: Severity
     summary: str
 
@@ -221,6 +223,8 @@ class Finding:
 @pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Problem:
+    """One problem, located in the file to edit: what every reporter prints, one line each."""
+
     file: str
     line: int
     column: int

@@ -60,6 +60,8 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class _Placed:
+    """One face of a part on a shared sheet of the combined file."""
+
     part: int
     index: int  # the face's number within its part
     front: Box  # its trim on the shared sheet
@@ -70,6 +72,8 @@ class _Placed:
 
 @dataclass(frozen=True, slots=True)
 class _Sheet:
+    """One sheet of the combined file: its faces, and the spec they are cut by."""
+
     faces: tuple[_Placed, ...]
     spec: SheetSpec  # duplex and bleed of this sheet's faces
     tokens: bool = False  # a token sheet (pnp.drawing.shelf): each face keeps its whole bleed and its own cut guide

@@ -41,6 +41,8 @@ class DrawFailure(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Icon:
+    """An inline icon of icons.json as text draws it: its label, its colour, its image if any."""
+
     label: str
     color: Color
     image: str | None = None

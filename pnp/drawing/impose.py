@@ -68,6 +68,8 @@ class Mark:
 
 @dataclass(frozen=True, slots=True)
 class Grid:
+    """Where the faces of one sheet go: each front and its back, their clips, and the crop marks."""
+
     columns: int
     rows: int
     fronts: tuple[Box, ...]  # in reading order: left to right, top to bottom

@@ -48,6 +48,8 @@ class Document:
 
 @dataclass(frozen=True, slots=True)
 class ReadMe:
+    """What a game's read-me page says (its repr is the page's digest: pnp.outputs.build)."""
+
     title: str
     paper: str  # "a4 (210 x 297 mm)"
     margins: str  # "4 mm (a home printer's reach)"

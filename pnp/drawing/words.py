@@ -29,6 +29,8 @@ def unit_width(text: str, font: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Run:
+    """A stretch of text in one style (bold, italic), or an icon, as a text's markup splits it."""
+
     text: str
     bold: bool
     italic: bool
@@ -105,6 +107,8 @@ def fill_op(color: Color) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Word:
+    """A word to lay out: its font, its width at size 1 (scaled when text shrinks to fit)."""
+
     text: str
     font: str
     width1: float  # width at size 1

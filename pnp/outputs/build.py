@@ -8,6 +8,7 @@ schema error is drawn all the same, and the errors are reported); each file is w
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import re
 from dataclasses import dataclass, replace
@@ -42,6 +43,8 @@ if TYPE_CHECKING:  # the check and drawing stages load when a build has work to 
 
 @dataclass(frozen=True, slots=True)
 class BuildOptions:
+    """What `pnp build` was asked for (its command-line options), pnp.toml's settings where None."""
+
     paper: str = "a4"
     duplex: Duplex = "long"
     cutting: Cutting | None = None  # None: pnp.toml's [build] cutting
@@ -78,17 +81,24 @@ def output_root(project: Project, paper: str, duplex: str = "") -> Path:
     return project.output / "-".join(parts) if parts else project.output
 
 
+CHECKED_HERE: collections.Counter[Path] = collections.Counter()  # builds checked in this process, by project (tests)
+
+
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.project.loaded import load_project_records
-    from pnp.verify.run import CheckOptions, Validation, broken_record_paths, check_loaded
 
     loaded = load_project_records(project)
-    validation = Validation()
-    validation.loaded = loaded
-    problems = list(check_loaded(loaded, CheckOptions(render=False), validation=validation))
+    problems = checked_meanwhile(loaded, options)  # by a child, while this process loads the drawing stage
     left_out: frozenset[tuple[Path, int]] = frozenset()
-    if options.keep_going and any(p.severity == "error" for p in problems):
-        left_out = broken_record_paths(loaded, validation)
+    if problems is None:
+        from pnp.verify.run import CheckOptions, Validation, broken_record_paths, check_loaded
+
+        CHECKED_HERE[project.root] += 1
+        validation = Validation()
+        validation.loaded = loaded
+        problems = list(check_loaded(loaded, CheckOptions(render=False), validation=validation))
+        if options.keep_going and any(p.severity == "error" for p in problems):
+            left_out = broken_record_paths(loaded, validation)
     layouts = loaded.layouts
     localized = None
     if options.lang:  # a translation (pnp.translation.translate): drawn once, into output/<lang>/
@@ -99,6 +109,8 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         project = loaded.project = replace(project, output=project.output / options.lang)
     loaded.left_out = left_out  # --keep-going: the records with errors are not drawn (by path: a language's copy too)
     if not options.keep_going and any(p.severity == "error" for p in problems):  # nothing is written
+        from pnp.verify.run import CheckOptions, check_loaded
+
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
     stores: list[FaceStore] = []
@@ -116,6 +128,33 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
     return result
+
+
+def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Problem] | None:
+    """What the build's check finds (`check_loaded` without drawing), found by a forked child
+    while this process imports the drawing stage, which a build that passes needs next: the
+    rules, the schema validation and the cross-checks (and their imports) leave the start-up
+    path of a small build. The answer is waited for before anything is drawn, so a build with
+    errors still writes nothing. None: to check here (one core, --jobs 1, --keep-going, which
+    needs the check's own reading for the records it leaves out; or the child failed)."""
+    from pnp.core.workers import Child, can_fork, usable_cores
+
+    if options.jobs == 1 or options.keep_going or not can_fork() or (options.jobs == 0 and usable_cores() < 2):
+        return None
+    loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
+    child = Child(_static_problems, loaded)
+    import pnp.drawing.combine
+    import pnp.drawing.findings
+    import pnp.drawing.render
+    import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
+
+    return child.result()
+
+
+def _static_problems(loaded: LoadedProject) -> list[Problem]:
+    from pnp.verify.run import CheckOptions, check_loaded
+
+    return list(check_loaded(loaded, CheckOptions(render=False)))
 
 
 def _build_checked(

@@ -35,6 +35,8 @@ class Game:
 
 @dataclass(frozen=True, slots=True)
 class Project:
+    """pnp.toml read: where everything is, the games and kinds, and the build's settings."""
+
     root: Path
     name: str
     records: Path
