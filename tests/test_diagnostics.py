@@ -139,7 +139,9 @@ def test_check_reports_what_the_build_draws(name: str, tmp_path: Path, monkeypat
     _, checked = check_project(project, CheckOptions(jobs=1))
     for problem in checked.problems:
         assert problem.file and problem.line >= 1 and not problem.file.startswith("output"), problem
-    options = BuildOptions(paper=project.paper, duplex="long")
+    # --jobs 1: the static check in this process, where it can be let through (elsewhere a forked
+    # child runs it while the build imports drawing: tests/test_build_check_elsewhere.py)
+    options = BuildOptions(paper=project.paper, duplex="long", jobs=1)
     static, built = build_letting_static_errors_through(project, options, monkeypatch)
     drawn_by_check = where(checked.problems) - where(static)
     drawn_by_build = where(built.problems) - where(static)

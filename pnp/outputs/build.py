@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -136,11 +137,14 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
     rules, the schema validation and the cross-checks (and their imports) leave the start-up
     path of a small build. The answer is waited for before anything is drawn, so a build with
     errors still writes nothing. None: to check here (one core, --jobs 1, --keep-going, which
-    needs the check's own reading for the records it leaves out; or the child failed)."""
+    needs the check's own reading for the records it leaves out; a process that imported the
+    drawing stage already, such as `pnp watch`'s; or the child failed)."""
     from pnp.core.workers import Child, can_fork, usable_cores
 
     if options.jobs == 1 or options.keep_going or not can_fork() or (options.jobs == 0 and usable_cores() < 2):
         return None
+    if options.jobs == 0 and "pnp.drawing.render" in sys.modules:  # imported already (pnp watch):
+        return None  # nothing to do meanwhile, unless --jobs asks for more processes
     loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
     child = Child(_static_problems, loaded)
     import pnp.drawing.combine
