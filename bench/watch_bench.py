@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402 - a sibling module
 import build_bench  # noqa: E402 - a sibling module: the same cards as the build benchmark
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -221,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         build_bench.generate(root, args.cards)
         kinds = split_into_kinds(root, args.kinds)
         started = time.perf_counter()
-        built = subprocess.run([build_bench.tool("pnp"), "build", "--force"], cwd=root, capture_output=True, text=True)
+        built = subprocess.run([benchlib.tool("pnp", "watch_bench"), "build", "--force"], cwd=root, capture_output=True, text=True)
         full_s = time.perf_counter() - started
         if built.returncode != 0:
             sys.exit(f"watch_bench: pnp build failed: {built.stdout[-2000:]} {built.stderr[-2000:]}")
