@@ -222,7 +222,9 @@ def main(argv: list[str] | None = None) -> int:
         build_bench.generate(root, args.cards)
         kinds = split_into_kinds(root, args.kinds)
         started = time.perf_counter()
-        built = subprocess.run([benchlib.tool("pnp", "watch_bench"), "build", "--force"], cwd=root, capture_output=True, text=True)
+        built = subprocess.run(
+            [benchlib.tool("pnp", "watch_bench"), "build", "--force"], cwd=root, capture_output=True, text=True
+        )
         full_s = time.perf_counter() - started
         if built.returncode != 0:
             sys.exit(f"watch_bench: pnp build failed: {built.stdout[-2000:]} {built.stderr[-2000:]}")
