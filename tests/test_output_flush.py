@@ -61,3 +61,32 @@ def test_a_flush_that_fails_is_one_line_and_changes_nothing(project: Path, monke
     assert "Traceback" not in done.stderr
     assert {p: p.read_bytes() for p in (project / "output").rglob("*.pdf")} == before
     assert not [p for p in (project / "output").rglob("*.tmp")]
+
+
+def test_many_staged_files_are_all_flushed_with_a_bounded_number_waiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An export stages a file per card: at most a few flushes wait for the thread (each holds a
+    descriptor), the rest are flushed as they are staged; every one is flushed, and no descriptor
+    is left open."""
+    from pnp.core.output import OutputRun, atomic_write
+
+    flushed: list[bool] = []
+    real = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        real(descriptor)
+        flushed.append(threading.current_thread() is threading.main_thread())
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    folder = tmp_path / "output"
+    descriptors = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+    with OutputRun(folder):
+        for n in range(60):
+            atomic_write(folder / f"card-{n:03d}.png", lambda handle, n=n: handle.write(b"%d" % n))
+    assert len(flushed) == 60
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith("card-")) == [
+        f"card-{n:03d}.png" for n in range(60)
+    ]
+    if descriptors:
+        assert len(os.listdir("/proc/self/fd")) <= descriptors + 1
