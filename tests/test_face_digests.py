@@ -179,3 +179,17 @@ def test_an_image_that_turns_from_a_link_out_into_a_pipe_is_checked_again(tmp_pa
     piped = run(root, "check")
     assert "asset-outside-project" not in piped.stdout, piped.stdout
     assert "not a regular file" in piped.stdout, piped.stdout
+
+
+def test_a_kinds_record_keys_made_in_one_loop_are_each_records_own(project: Path) -> None:
+    """`FaceDigests.record_keys` (the build's and the check's loop) gives what `record_key` gives
+    for each record, on a layout with `ref` (its own path) and one without (the loop's)."""
+    from pnp.drawing.faces import FaceDigests
+
+    loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
+    for kind in ("test.card", "test.spell"):
+        layout = loaded.layouts.by_kind[kind]
+        records = [record for _, _, record in loaded.records(kind)]
+        apart = [FaceDigests(loaded, "options").record_key(layout, kind, record) for record in records]
+        assert FaceDigests(loaded, "options").record_keys(layout, kind, records) == apart
+        assert len(set(apart)) == len(records)  # and they tell the records apart
