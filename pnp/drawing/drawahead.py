@@ -67,6 +67,7 @@ def _draw_share(
 
     own = FaceStore(None, None, store.root, "", store.digests, store.preset)
     own.keeps_pages = False
+    own.draws_alike(renderer)  # the same keys as `store`'s
     write_cut_sheets(io.BytesIO(), renderer, share, spec, title, None, name, own, save=False)
     if not own.stable:
         return None

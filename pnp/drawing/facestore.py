@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from pnp.drawing.render import Renderer
 
 FOLDER = Path(".pnp-cache") / "faces"
+ALIKE = "alike:"  # the key of a face every record draws alike: this, and the face's name (no record digest)
 
 
 class Redraw(Exception):
@@ -89,6 +90,17 @@ class FaceStore:
         self._ahead: list[Any] = []  # forked children drawing faces for this document (pnp.core.workers.Child)
         self._elsewhere: set[str] = set()  # the keys of the faces they draw
         self._start: Callable[[], list[Any]] | None = None  # forks them (after the first face drawn here)
+        self._alike_sides: frozenset[str] = frozenset()  # sides every record draws alike (`draws_alike`)
+        self._alike_backs: tuple[Callable[[str, Any], str], frozenset[str]] | None = None  # a back chosen per record
+
+    def draws_alike(self, renderer: Renderer) -> None:
+        """Key the faces that every record draws alike (`Renderer.alike_faces`: a deck's common back)
+        by the face alone, not by the record: such a face is drawn once a document and copied on
+        every card, as a kept face is (the same operators, so the same bytes)."""
+        alike = renderer.alike_faces()
+        per_record_back = renderer.back_by is not None
+        self._alike_sides = alike & ({"front"} if per_record_back else {"front", "back"})
+        self._alike_backs = (renderer.face_for, alike) if per_record_back and alike else None
 
     def keeps(self, face: Any) -> bool:
         """Whether the front of `face` is kept (its drawing copied, not drawn)."""
@@ -100,7 +112,8 @@ class FaceStore:
         their drawings join the kept ones when the document reaches the first of those faces, as
         a warm build's would."""
         self._start = start
-        self._elsewhere.update(self._key(side, face) for face in faces for side in ("front", "back"))
+        keys = {self._key(side, face) for face in faces for side in ("front", "back")}
+        self._elsewhere.update(key for key in keys if not key.startswith(ALIKE))  # drawn here, once
 
     def settle(self) -> None:
         """Take in (or reap) whatever the children drew; a child that failed drew nothing, and its
@@ -155,7 +168,7 @@ class FaceStore:
             code.extend(prefix)
             code.append(hit.body)
             canvas._formsinuse.extend(hit.xobjects)
-            self.kept[key] = self.entries[key]  # as the store holds it: saved without decoding it again
+            self.kept[key] = self.entries.get(key, hit)  # as the store holds it: saved without decoding it again
             self.reused += 1
             return list(hit.findings)
         return self._draw(canvas, renderer, side, face, box, clip, key)
@@ -308,6 +321,12 @@ class FaceStore:
     # --- the file ------------------------------------------------------------------------------
 
     def _key(self, side: str, face: Any) -> str:
+        if side in self._alike_sides:
+            return f"{ALIKE}{side}"
+        if self._alike_backs is not None and side == "back":
+            chosen = self._alike_backs[0](side, face.record)
+            if chosen in self._alike_backs[1]:
+                return f"{ALIKE}{chosen}"
         record = self.digests.get(id(face.record), "")
         extra = face.extra
         if len(extra) == 1 and type(extra.get("copy")) is int:
@@ -321,7 +340,8 @@ class FaceStore:
             self.settle()
             raw = self.entries.get(key)
         if raw is None:
-            return None
+            drawn = self.kept.get(key) if key.startswith(ALIKE) else None
+            return drawn if isinstance(drawn, Kept) else None  # a face every record draws alike, drawn here
         index, meta, findings = raw
         body = self._drawings.text(index)
         if body is None:

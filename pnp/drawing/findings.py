@@ -91,6 +91,8 @@ def render_kind(
             if store is not None:
                 from pnp.drawing.drawahead import draw_ahead
 
+                store.draws_alike(renderer)  # a common back: drawn once
+
                 draw_ahead(
                     store, renderer, faces, spec, title, name, jobs, reserved
                 )  # later faces drawn on other cores

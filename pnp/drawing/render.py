@@ -108,6 +108,18 @@ class Renderer:
         chosen = f"back/{choice_value(value)}"
         return chosen if value is not None and chosen in self.faces else "back"
 
+    def alike_faces(self) -> frozenset[str]:
+        """The faces (as `face_for` names them) that every record draws alike: a background that is
+        no template and only static layers (pnp.drawing.layers), such as a deck's common back. The
+        face store keeps one drawing of such a face for all its cards (pnp.drawing.facestore)."""
+        return frozenset(
+            face
+            for face, (background, _) in self.faces.items()
+            if _compiled(background) is None
+            and not isinstance(background, dict)
+            and all(static for static, _ in self.layers[face])
+        )
+
     def _prepare(self, data: dict[str, Any], at: str) -> tuple[Any, list[Element]]:
         face = at[1:]  # elements are named and located by their pointer: "back/choices/red/elements/0"
         background = data.get("background")
