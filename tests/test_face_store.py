@@ -195,3 +195,26 @@ def test_an_edit_appends_its_drawing_and_the_store_is_written_anew_once_half_is_
     drawn, warm = build(target)  # drawn from the store written anew
     assert drawn == 1
     assert warm == cold(target, tmp_path / "cold")
+
+
+def test_a_common_back_is_drawn_once_and_copied_on_every_card(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A back that reads no record (a plain background and static elements) is one face for the
+    whole deck: drawn once a document, copied on every card, and the PDFs are the bytes of drawing
+    it on every card."""
+    target = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    base = target / "layouts" / "test-base.json"
+    layout = json.loads(base.read_text(encoding="utf-8"))
+    layout["back"]["elements"][0]["text"] = "Test — a common back"  # reads no record
+    base.write_text(json.dumps(layout, ensure_ascii=False), encoding="utf-8")
+    drawn, first = build(target)
+    assert drawn == 12 + 1 + 5  # the cards' fronts (a card with two copies), their one back, the spells
+    with monkeypatch.context() as patch:  # every back drawn on its own card, as before
+        from pnp.drawing.render import Renderer
+
+        patch.setattr(Renderer, "alike_faces", lambda self: frozenset())
+        assert cold(target, tmp_path / "each") == first
+    edit(target / "cards" / "cards.json", "card-05", name="Card five, edited")
+    drawn, warm = build(target)
+    assert drawn == 1  # that card's front; its back is the deck's
+    assert warm == cold(target, tmp_path / "cold")

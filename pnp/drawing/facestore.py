@@ -168,8 +168,10 @@ class FaceStore:
             code.extend(prefix)
             code.append(hit.body)
             canvas._formsinuse.extend(hit.xobjects)
-            self.kept[key] = self.entries.get(key, hit)  # as the store holds it: saved without decoding it again
-            self.reused += 1
+            stored = self.entries.get(key)
+            if stored is not None:  # as the store holds it: saved without decoding it again
+                self.kept[key] = stored
+                self.reused += 1  # (a copy of a face drawn in this document is no reuse: see `finish`)
             return list(hit.findings)
         return self._draw(canvas, renderer, side, face, box, clip, key)
 
