@@ -76,6 +76,7 @@ class FaceDigests:
         self._icons: list[Path] | None = None  # layouts/icons.json's images: the same for every layout
         self._records: dict[int, bytes] = {}  # id(record) -> its content digest (the loaded project holds it)
         self._rare: dict[int, bytes] = {}  # id(record) -> its serialised bytes outside printable ASCII, if any
+        self._keys: dict[tuple[str, str], dict[int, str]] = {}  # (layout, kind) -> id(record) -> record_keys's
 
     def sharing(self, *options: Any) -> FaceDigests:
         """Digests of the same loaded project under other options (a build's and `pnp check`'s),
@@ -114,7 +115,17 @@ class FaceDigests:
         return self._layout(layout, kind)[0]
 
     def record_keys(self, layout: Layout, kind: str, records: list[Record]) -> list[str]:
-        """`record_key` of each of `records`: for most layouts (the record alone) in one loop."""
+        """`record_key` of each of `records`: for most layouts (the record alone) in one loop, and
+        once (a build asks for its kinds' keys again for the check's findings)."""
+        made = self._keys.setdefault((layout.name, kind), {})
+        try:
+            return [made[id(record)] for record in records]
+        except KeyError:
+            keys = self._record_keys(layout, kind, records)
+        made.update(zip(map(id, records), keys, strict=True))
+        return keys
+
+    def _record_keys(self, layout: Layout, kind: str, records: list[Record]) -> list[str]:
         key, uses_refs, sources, asset_paths = self._layout(layout, kind)
         if asset_paths or sources or uses_refs == "fields":
             return [self.record_key(layout, kind, record) for record in records]

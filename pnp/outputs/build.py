@@ -191,7 +191,6 @@ def _build_checked(
     sheets: list[tuple[Path, int]] = []
     kinds = loaded.kinds_to_build(options.kinds, layouts)
     plans = []
-    face_digests = FaceDigests(loaded, code)
     # What drawing finds is kept for `pnp check` too, when it draws what the check would draw: the
     # project's paper and margins, every record (no error left any out), no translation.
     as_checked = (
@@ -202,7 +201,10 @@ def _build_checked(
         and localized is None
         and not any(p.severity == "error" for p in problems)
     )
-    digests_checked = check_digests(loaded, code, like=face_digests) if as_checked else None
+    # the faces' digests: `pnp check`'s own where the build draws what the check draws, so that the
+    # findings it keeps for the check are keyed by the digests the faces were drawn under
+    face_digests = check_digests(loaded, code) if as_checked else FaceDigests(loaded, code)
+    digests_checked = face_digests if as_checked else None
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
     # each sheet's label names its kind by the schema's title; a translation has no catalog entry
     # for it, so a language build keeps the kind's key (no source-language words on its pages)
