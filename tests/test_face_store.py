@@ -218,3 +218,26 @@ def test_a_common_back_is_drawn_once_and_copied_on_every_card(tmp_path: Path, mo
     drawn, warm = build(target)
     assert drawn == 1  # that card's front; its back is the deck's
     assert warm == cold(target, tmp_path / "cold")
+
+
+def test_a_common_back_that_finds_a_problem_names_each_card(tmp_path: Path) -> None:
+    """What drawing a face finds names its record, so a common back that finds something (a
+    character its font lacks) is drawn on each card, by check and build, cold and warm."""
+    target = tmp_path / "project"
+    shutil.copytree(ROOT / "tests" / "build_project", target, ignore=shutil.ignore_patterns("output"))
+    base = target / "layouts" / "test-base.json"
+    layout = json.loads(base.read_text(encoding="utf-8"))
+    layout["back"]["elements"][0]["text"] = "Back \U0001f525"  # no glyph in DejaVu Sans
+    base.write_text(json.dumps(layout, ensure_ascii=False), encoding="utf-8")
+    cards = [r["id"] for r in json.loads((target / "cards" / "cards.json").read_text(encoding="utf-8"))]
+
+    def named(output: str) -> list[str]:
+        return [line.split("record '")[1].split("'")[0] for line in output.splitlines() if "missing-glyph" in line]
+
+    checked = pnp(target, "check")
+    assert named(checked.stdout) == cards, checked.stdout
+    built = pnp(target, "build")
+    assert built.returncode == 0 and named(built.stdout + built.stderr) == cards
+    edit(target / "cards" / "cards.json", "card-05", name="Card five, edited")
+    warm = pnp(target, "build")
+    assert named(warm.stdout + warm.stderr) == cards  # the kept backs, each with its own record's warning

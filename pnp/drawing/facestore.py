@@ -220,6 +220,8 @@ class FaceStore:
         body = "\n".join(code[start:])
         code[start:] = [body]
         xobjects = tuple(canvas._formsinuse[shown:])
+        if found and key.startswith(ALIKE):  # what it found names its record: kept as that record's face
+            key = self._key(side, face, alike=False)
         self.kept[key] = Kept(body, xobjects, tuple(sorted(used)), tuple(found), tuple(dict.fromkeys(images)))
         self._named.update(used)
         self._present.update(xobjects)
@@ -322,10 +324,12 @@ class FaceStore:
 
     # --- the file ------------------------------------------------------------------------------
 
-    def _key(self, side: str, face: Any) -> str:
-        if side in self._alike_sides:
+    def _key(self, side: str, face: Any, alike: bool = True) -> str:
+        """The face's key: its record's digest, side and copy (or expansion values); for a face every
+        record draws alike (`draws_alike`), the face alone, unless `alike` is False."""
+        if alike and side in self._alike_sides:
             return f"{ALIKE}{side}"
-        if self._alike_backs is not None and side == "back":
+        if alike and self._alike_backs is not None and side == "back":
             chosen = self._alike_backs[0](side, face.record)
             if chosen in self._alike_backs[1]:
                 return f"{ALIKE}{chosen}"

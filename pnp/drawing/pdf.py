@@ -189,6 +189,7 @@ def write_cut_sheets(
     backs = spec.duplex != "none" and renderer.has_back
     if store is not None:
         store.begin(canvas, renderer, faces, backs)
+    alike = _AlikeFindings(renderer) if store is None and not save else None
     for number, sheet in enumerate(sheets, 1):
         on_sheet = faces[sheet.first : sheet.first + len(sheet.fronts)]
         fronts_side = ("front", sheet.fronts, sheet.front_clips)
@@ -196,17 +197,17 @@ def write_cut_sheets(
         label = f"{name} {number}/{len(sheets)}" if name else ""
         if spec.duplex == "fold":  # one page: fronts, and their backs across the fold line
             sides = [fronts_side, backs_side] if backs else [fronts_side]
-            _page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb, store)
+            _page(canvas, renderer, sides, on_sheet, spec, problems, label, sheet.honeycomb, store, alike)
             if tick is not None:
                 tick(len(on_sheet))
             continue
         fronts_label = f"{label}, fronts" if label else ""
-        _page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb, store)
+        _page(canvas, renderer, [fronts_side], on_sheet, spec, problems, fronts_label, sheet.honeycomb, store, alike)
         if tick is not None:
             tick(len(on_sheet))
         if backs:
             backs_label = f"{label}, backs" if label else ""
-            _page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb, store)
+            _page(canvas, renderer, [backs_side], on_sheet, spec, problems, backs_label, sheet.honeycomb, store, alike)
     if not faces:
         canvas.showPage()
     if store is not None:
@@ -219,6 +220,29 @@ def write_cut_sheets(
 Side = tuple[str, tuple[Box, ...], tuple[Box, ...]]  # face name, slots, clips
 
 
+class _AlikeFindings:
+    """For a drawing that is never written out (`pnp check`): a face that every record draws alike
+    (`Renderer.alike_faces`, a deck's common back) is drawn once, when it finds nothing (a finding
+    names its record: such a face is drawn on each card)."""
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.faces = renderer.alike_faces()
+        self.found: dict[str, list[Finding]] = {}
+
+    def draw(
+        self, canvas: Canvas, renderer: Renderer, side: str, face: Face, box: Box, clip: Box | None
+    ) -> list[Finding]:
+        chosen = renderer.face_for(side, face.record)
+        if chosen not in self.faces:
+            return renderer.draw(canvas, side, face.record, box, face.extra, clip)
+        found = self.found.get(chosen)
+        if found is None:
+            found = renderer.draw(canvas, side, face.record, box, face.extra, clip)
+            if not found:  # what a face finds names its record: such a face is drawn on each card
+                self.found[chosen] = found
+        return found
+
+
 def _page(
     canvas: Canvas,
     renderer: Renderer,
@@ -229,11 +253,12 @@ def _page(
     label: str,
     honeycomb: bool,
     store: FaceStore | None,
+    alike: _AlikeFindings | None = None,
 ) -> None:
     """One page: copied from `store` when it keeps a page showing the same faces at the same
     slots, else drawn (and kept for the next build)."""
     if store is None:
-        _draw_page(canvas, renderer, sides, faces, spec, problems, label, honeycomb)
+        _draw_page(canvas, renderer, sides, faces, spec, problems, label, honeycomb, alike=alike)
         return
     key = store.page_key(sides, faces, label, honeycomb)
     if store.replay_page(canvas, renderer, key, problems):
@@ -254,6 +279,7 @@ def _draw_page(
     honeycomb: bool = False,
     store: FaceStore | None = None,
     frame_fonts: set[tuple[str, int]] | None = None,
+    alike: _AlikeFindings | None = None,
 ) -> None:
     """One page: each side's faces in slot order (each marked as a FACE_TAG), crop marks, label
     (the fonts these name go to `frame_fonts`).
@@ -277,6 +303,8 @@ def _draw_page(
                 canvas.clipPath(outline, stroke=0, fill=0)
             if store is not None:
                 found = store.draw(canvas, renderer, face_name, face, box, clip)
+            elif alike is not None:
+                found = alike.draw(canvas, renderer, face_name, face, box, clip)
             else:
                 found = renderer.draw(canvas, face_name, face.record, box, face.extra, clip)
             for issue in found:
