@@ -281,7 +281,9 @@ def render_findings(
     for kind in loaded.kinds_to_build():
         layout = layouts.by_kind[kind]
         records = [
-            ((f, i), r) for f, i, r in loaded.records(kind) if (id(f), i) not in broken and (id(f), -1) not in broken
+            ((f, i), r)
+            for f, i, r in loaded.records(kind)
+            if not broken or ((id(f), i) not in broken and (id(f), -1) not in broken)
         ]
         cache_file = check_cache_file(project, kind) if use_cache else None
         found.extend(kind_findings(loaded, layout, kind, spec, records, digests, cache_file, counter, jobs, reserved))
