@@ -23,11 +23,11 @@ from pnp.drawing.fonts import SANS, Family, missing_characters
 from pnp.drawing.images import draw_icon_image
 from pnp.drawing.renderer_view import RendererView
 from pnp.drawing.words import (
-    MARKUP_CHARS,
     Run,
     TextSetter,
     Word,
     fill_op,
+    is_plain,
     line_width,
     paragraph_words,
     parse_markup,
@@ -75,7 +75,8 @@ def set_text(
     if rotate in (90, 270):
         w, h = h, w
     family = r.family(spec.get("font"))
-    if MARKUP_CHARS.isdisjoint(text):
+    plain = is_plain(text)
+    if plain:
         font = family.pick(bool(spec.get("bold")), bool(spec.get("italic")))
         paragraphs = [[plain_word(piece, font) for piece in text.split(" ") if piece]]
         missing = missing_characters(text, font)  # every word in one font: the text's characters at once
@@ -126,7 +127,7 @@ def set_text(
     color = color or hex_color("#111111")
     if not rotate:
         named: set[tuple[str, int]] = set()
-        icons = _draw_lines(r, canvas, setter, lines, x, y, w, h, size, leading, spec, color, named)
+        icons = _draw_lines(r, canvas, setter, lines, x, y, w, h, size, leading, spec, color, named, plain)
         if block_key is not None and not icons and len(issues) == found:
             setter.keep(block_key, element, canvas._code[-1], named)
         return
@@ -142,7 +143,7 @@ def set_text(
             canvas.translate(0, fh)
         canvas.rotate(rotate)
         x, y = 0.0, 0.0
-    _draw_lines(r, canvas, setter, lines, x, y, w, h, size, leading, spec, color)
+    _draw_lines(r, canvas, setter, lines, x, y, w, h, size, leading, spec, color, None, plain)
     canvas.restoreState()
 
 
@@ -223,9 +224,10 @@ def _draw_lines(
     spec: dict[str, Any],
     color: Color,
     named: set[tuple[str, int]] | None = None,
+    plain: bool = False,
 ) -> int:
     """Write the lines as one text object, then their inline icons; how many icons. `named`
-    collects the fonts (subsets) the text object sets."""
+    collects the fonts (subsets) the text object sets; `plain`: text without markup (no icons)."""
     align = spec.get("align", "left")
     valign = spec.get("valign", "top")
     line_height = size * leading
@@ -256,7 +258,7 @@ def _draw_lines(
         ops.append(f"{fp_str(start, baseline)} Td" if first else f"{fp_str(start - origin, -line_height)} Td")
         first = False
         origin = start
-        if all(word.icon is None for word in line):
+        if plain or all(word.icon is None for word in line):
             current = setter.emit(ops, setter.line(line), current, size_op, named)
             baseline -= line_height
             continue

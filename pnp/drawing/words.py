@@ -23,6 +23,12 @@ from pnp.drawing.fonts import Family
 MARKUP_CHARS = frozenset("*_{\n")
 
 
+def is_plain(text: str) -> bool:
+    """Whether `text` has none of MARKUP_CHARS (no markup, one paragraph): four substring
+    searches, not a set look-up for every character."""
+    return not ("*" in text or "_" in text or "{" in text or "\n" in text)
+
+
 @lru_cache(maxsize=65536)
 def unit_width(text: str, font: str) -> float:
     return float(stringWidth(text, font, 1.0))
