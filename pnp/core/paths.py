@@ -233,6 +233,19 @@ def image_problem(path: Path) -> str:
 
 
 _IMAGE_PROBLEMS: dict[str, tuple[tuple[int, int, int], str]] = {}
+ImageChecks = dict[str, tuple[tuple[int, int, int], str]]  # path -> (size, time, inode), image_problem's answer
+
+
+def images_checked() -> ImageChecks:
+    """What `image_problem` decoded in this process, with each file's size, time and inode: a
+    forked check hands it back to the build that forked it (pnp.outputs.build)."""
+    return dict(_IMAGE_PROBLEMS)
+
+
+def checked_elsewhere(checks: ImageChecks) -> None:
+    """`images_checked` of another process: a file whose size, time and inode are still those is
+    not decoded again here (`image_problem` compares them as for its own answers)."""
+    _IMAGE_PROBLEMS.update(checks)
 
 
 def _image_problem(path: Path) -> str:

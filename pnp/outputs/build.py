@@ -27,6 +27,7 @@ from pnp.core.output import (
     remove_output,
     unwrapped,
 )
+from pnp.core.paths import ImageChecks, checked_elsewhere, images_checked
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
 from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
@@ -152,13 +153,19 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
     import pnp.drawing.render
     import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
 
-    return child.result()
+    answer = child.result()
+    if answer is None:
+        return None
+    problems, images = answer
+    checked_elsewhere(images)  # the images the check decoded (the layouts' art) are not decoded again
+    return problems
 
 
-def _static_problems(loaded: LoadedProject) -> list[Problem]:
+def _static_problems(loaded: LoadedProject) -> tuple[list[Problem], ImageChecks]:
+    """In the forked child: what the check finds, and the images it decoded (`images_checked`)."""
     from pnp.verify.run import CheckOptions, check_loaded
 
-    return list(check_loaded(loaded, CheckOptions(render=False)))
+    return list(check_loaded(loaded, CheckOptions(render=False))), images_checked()
 
 
 def _build_checked(
