@@ -15,9 +15,9 @@ def main() -> None:
     (pnp.project.loaded)."""
     import gc
 
+    gc.disable()  # before any import: the class cache's own (pathlib, typing) were 10 collections
     from pnp.core.classcache import compile_once
 
-    gc.disable()
     compile_once()  # the dataclasses' methods compiled once, not at every start (pnp.core.classcache)
     from pnp.cli.commands import main as run
 

@@ -9,6 +9,7 @@ schema error is drawn all the same, and the errors are reported); each file is w
 from __future__ import annotations
 
 import collections
+import gc
 import hashlib
 import re
 import sys
@@ -148,11 +149,17 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
         return None  # nothing to do meanwhile, unless --jobs asks for more processes
     loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
     child = Child(_static_problems, loaded)
-    import pnp.drawing.combine
-    import pnp.drawing.findings
-    import pnp.drawing.render
-    import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
-
+    collecting = gc.isenabled()
+    gc.disable()  # modules live to the end: imported without collections, then frozen (as pnp.cli does)
+    try:
+        import pnp.drawing.combine
+        import pnp.drawing.findings
+        import pnp.drawing.render
+        import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
     answer = child.result()
     if answer is None:
         return None
