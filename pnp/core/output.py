@@ -228,7 +228,8 @@ class Manifest:
             if read_regular(self.path, MANIFEST_CAP, self.root) == text.encode():
                 return
         except RefusedFile:
-            pass
+            if not entries and not os.path.lexists(self.path):
+                return  # none written yet, none to write: a missing manifest reads as an empty one
         self.folder.mkdir(parents=True, exist_ok=True)
         _write_temporary(self.folder, self.path, lambda h: h.write(text.encode()), lambda n: os.replace(n, self.path))
 
