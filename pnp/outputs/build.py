@@ -246,6 +246,7 @@ def _build_checked(
             labels.get(kind, kind),  # the sheets' label
             records=[],  # held by the faces' digests
             icons=face_digests.icons(),
+            hashed=face_digests.files.of,  # the layout's and the icons' files, hashed for the faces' digests
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
