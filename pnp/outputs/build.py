@@ -148,6 +148,8 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
     if options.jobs == 0 and "pnp.drawing.render" in sys.modules:  # imported already (pnp watch):
         return None  # nothing to do meanwhile, unless --jobs asks for more processes
     loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
+    import PIL.Image  # noqa: F401 - both do too: the check decodes images, drawing imports it (reportlab.lib.utils)
+
     child = Child(_static_problems, loaded)
     collecting = gc.isenabled()
     gc.disable()  # modules live to the end: imported without collections, then frozen (as pnp.cli does)
