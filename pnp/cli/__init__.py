@@ -12,12 +12,13 @@ def main() -> None:
     walking mostly module objects that live to the end: the command line's imports are made with
     it off and then frozen (never walked again), and a young collection comes every 10,000 new
     objects instead of 700 (docs/performance.md). Loading records switches it off too
-    (pnp.project.loaded)."""
+    (pnp.project.loaded), and so does a build while it imports the drawing stage
+    (pnp.outputs.build)."""
     import gc
 
+    gc.disable()  # before any import: the class cache's own (pathlib, typing) were 10 collections
     from pnp.core.classcache import compile_once
 
-    gc.disable()
     compile_once()  # the dataclasses' methods compiled once, not at every start (pnp.core.classcache)
     from pnp.cli.commands import main as run
 

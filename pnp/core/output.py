@@ -173,16 +173,23 @@ def _umask() -> int:
     return mask
 
 
-def digest(*parts: Any, files: Iterable[Path] = (), root: Path | None = None) -> str:
+def digest(
+    *parts: Any, files: Iterable[Path] = (), root: Path | None = None, hashed: Callable[[Path], str] | None = None
+) -> str:
     """A stable digest of JSON-able `parts` and the bytes of `files` (plus the pnp version and the
     project's [limits], which decide what drawing refuses); `files` are read as the project at
-    `root` reads them (a link out of it counts as missing)."""
+    `root` reads them (a link out of it counts as missing). `hashed`: a file's SHA-256 in hex when
+    the caller has it already (pnp.drawing.faces.FileDigests), anything else to read it here."""
     hasher = hashlib.sha256()
     hasher.update(__version__.encode())
     hasher.update(repr(current_limits()).encode())
     hasher.update(json.dumps(parts, sort_keys=True, default=str, ensure_ascii=False).encode())
     for file in sorted(set(files)):
         hasher.update(str(file).encode())
+        known = hashed(file) if hashed is not None else ""
+        if len(known) == 64:  # the same SHA-256 of the same bytes
+            hasher.update(bytes.fromhex(known))
+            continue
         try:
             hasher.update(hashlib.sha256(read_regular(file, INPUT_CAP, root)).digest())
         except RefusedFile as err:  # why, too: a link out and a pipe in its place are found otherwise
@@ -228,7 +235,8 @@ class Manifest:
             if read_regular(self.path, MANIFEST_CAP, self.root) == text.encode():
                 return
         except RefusedFile:
-            pass
+            if not entries and not os.path.lexists(self.path):
+                return  # none written yet, none to write: a missing manifest reads as an empty one
         self.folder.mkdir(parents=True, exist_ok=True)
         _write_temporary(self.folder, self.path, lambda h: h.write(text.encode()), lambda n: os.replace(n, self.path))
 

@@ -91,6 +91,7 @@ def project_files(root: Path, names: list[str]) -> list[tuple[Path | None, str]]
     resolved folder joined with it, where `Path.resolve` would look at every part of every path."""
     inside = resolve_root(root)
     folders: dict[str, str] = {}
+    within: dict[str, bool] = {}  # a resolved folder -> whether it is inside (then so is each file in it)
     answers: list[tuple[Path | None, str]] = []
     for name in names:
         try:
@@ -109,9 +110,12 @@ def project_files(root: Path, names: list[str]) -> list[tuple[Path | None, str]]
         except (OSError, ValueError):
             answers.append(project_file(root, name, inside))
             continue
+        folder_within = within.get(real)
+        if folder_within is None:
+            folder_within = within[real] = Path(real).is_relative_to(inside)
         if stat.S_ISLNK(info.st_mode):
             answers.append(project_file(root, name, inside))  # where the link leads: resolved in full
-        elif not path.is_relative_to(inside):
+        elif not (folder_within or path.is_relative_to(inside)):  # (the root itself, named from outside)
             answers.append((path, "is outside the project"))
         elif stat.S_ISDIR(info.st_mode):
             answers.append((path, "is a folder, not a file"))
@@ -233,6 +237,19 @@ def image_problem(path: Path) -> str:
 
 
 _IMAGE_PROBLEMS: dict[str, tuple[tuple[int, int, int], str]] = {}
+ImageChecks = dict[str, tuple[tuple[int, int, int], str]]  # path -> (size, time, inode), image_problem's answer
+
+
+def images_checked() -> ImageChecks:
+    """What `image_problem` decoded in this process, with each file's size, time and inode: a
+    forked check hands it back to the build that forked it (pnp.outputs.build)."""
+    return dict(_IMAGE_PROBLEMS)
+
+
+def checked_elsewhere(checks: ImageChecks) -> None:
+    """`images_checked` of another process: a file whose size, time and inode are still those is
+    not decoded again here (`image_problem` compares them as for its own answers)."""
+    _IMAGE_PROBLEMS.update(checks)
 
 
 def _image_problem(path: Path) -> str:

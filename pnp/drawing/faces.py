@@ -107,7 +107,7 @@ class FaceDigests:
     def icons(self) -> list[Path]:
         """layouts/icons.json's image files (icon_files), worked out once for this loaded project."""
         if self._icons is None:
-            self._icons = icon_files(self.loaded.project)
+            self._icons = icon_files(self.loaded.project, self.loaded.icons)  # as the faces draw them
         return self._icons
 
     def layout_key(self, layout: Layout, kind: str) -> str:
@@ -270,11 +270,13 @@ def static_files(root: Path, layout: Layout) -> list[Path]:
     return files
 
 
-def icon_files(project: Project) -> list[Path]:
-    """The image files of layouts/icons.json (inside the project): text anywhere may draw them."""
+def icon_files(project: Project, specs: dict[str, Any] | None = None) -> list[Path]:
+    """The image files of layouts/icons.json (inside the project): text anywhere may draw them.
+    `specs`: the file as read already (LoadedProject.icons), else it is read here."""
     from pnp.project.loaded import load_icon_specs
 
     root = project.root
-    images = [spec.get("image") for spec in load_icon_specs(project).values() if isinstance(spec, dict)]
+    specs = load_icon_specs(project) if specs is None else specs
+    images = [spec.get("image") for spec in specs.values() if isinstance(spec, dict)]
     paths = project_files(root, [image for image in images if isinstance(image, str) and image])
     return sorted({path for path, problem in paths if path is not None and not problem})

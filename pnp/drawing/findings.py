@@ -160,9 +160,10 @@ def kind_digest(
     *options: Any,
     records: list[Any] | None = None,
     icons: list[Path] | None = None,
+    hashed: Callable[[Path], str] | None = None,
 ) -> str:
     """The inputs of one kind's drawing: pnp, options, the layout, the records, the files they draw
-    (`icons`: icon_files, when known)."""
+    (`icons`: icon_files, when known; `hashed`: the files' SHA-256 where known, FileDigests.of)."""
     from pnp.core.output import digest
 
     project = loaded.project
@@ -175,6 +176,7 @@ def kind_digest(
         hashlib.sha256(orjson.dumps(records)).hexdigest(),
         files=[*layout.files, project.layouts / "icons.json", *asset_files(loaded, layout, kind, icons)],
         root=project.root,
+        hashed=hashed,
     )
 
 

@@ -23,14 +23,15 @@ from pnp.drawing.fonts import SANS, Family, missing_characters
 from pnp.drawing.images import draw_icon_image
 from pnp.drawing.renderer_view import RendererView
 from pnp.drawing.words import (
-    MARKUP_CHARS,
     Run,
     TextSetter,
     Word,
     fill_op,
+    is_plain,
     line_width,
     paragraph_words,
     parse_markup,
+    plain_word,
     unit_width,
     wrap,
 )
@@ -52,17 +53,40 @@ def set_text(
     spec = element.spec
     x, y, w, h = frame
     rotate = int(spec.get("rotate", 0))
+    setter = r.text_setters.get(canvas)
+    if setter is None:
+        setter = r.text_setters[canvas] = TextSetter(canvas)
+    color_spec = spec.get("color", "#111111")
+    # A block whose drawing depends on nothing but its text and where it goes: drawn once per
+    # document, its operators copied when the same text comes again (a stat's value on every card).
+    block_key = None
+    if (
+        not rotate
+        and isinstance(color_spec, str)
+        and "color" not in element.templates
+        and len(text) <= setter.BLOCK_TEXT
+    ):
+        block_key = (id(element), text, frame, size, min_size)
+        kept = setter.block(block_key, element)
+        if kept is not None:
+            canvas._code.append(kept)
+            return
+    found = len(issues)
     if rotate in (90, 270):
         w, h = h, w
     family = r.family(spec.get("font"))
-    if MARKUP_CHARS.isdisjoint(text):
+    plain = is_plain(text)
+    if plain:
         font = family.pick(bool(spec.get("bold")), bool(spec.get("italic")))
-        paragraphs = [[Word(piece, font, unit_width(piece, font), True) for piece in text.split(" ") if piece]]
+        paragraphs = [[plain_word(piece, font) for piece in text.split(" ") if piece]]
+        missing = missing_characters(text, font)  # every word in one font: the text's characters at once
+        if missing:
+            _missing_glyphs(r, {char: [font] for char in missing}, element, issues, record)
     else:
         runs = parse_markup(text, r.icons, bool(spec.get("bold")), bool(spec.get("italic")))
         paragraphs = paragraph_words(runs, family)
         _check_styles(r, runs, family, element, issues)
-    _check_glyphs(r, paragraphs, element, issues, record)
+        _check_glyphs(r, paragraphs, element, issues, record)
     size = float(size or spec.get("size", 9))
     min_size = float(min_size if min_size is not None else spec.get("min_size", size))
     leading = float(spec.get("leading", 1.18))
@@ -99,10 +123,13 @@ def set_text(
             lines = lines or [[word for para in paragraphs for word in para]]
             break
         size -= 0.5
-    color = r.paint(spec.get("color", "#111111"), context, element.templates.get("color"), "color")
+    color = r.paint(color_spec, context, element.templates.get("color"), "color")
     color = color or hex_color("#111111")
     if not rotate:
-        _draw_lines(r, canvas, lines, x, y, w, h, size, leading, spec, color)
+        named: set[tuple[str, int]] = set()
+        icons = _draw_lines(r, canvas, setter, lines, x, y, w, h, size, leading, spec, color, named, plain)
+        if block_key is not None and not icons and len(issues) == found:
+            setter.keep(block_key, element, canvas._code[-1], named)
         return
     canvas.saveState()
     if rotate:
@@ -116,7 +143,7 @@ def set_text(
             canvas.translate(0, fh)
         canvas.rotate(rotate)
         x, y = 0.0, 0.0
-    _draw_lines(r, canvas, lines, x, y, w, h, size, leading, spec, color)
+    _draw_lines(r, canvas, setter, lines, x, y, w, h, size, leading, spec, color, None, plain)
     canvas.restoreState()
 
 
@@ -142,6 +169,14 @@ def _check_glyphs(
             if word.icon is None:
                 for char in missing_characters(word.text, word.font):
                     missing.setdefault(char, []).append(word.font)
+    if missing:
+        _missing_glyphs(r, missing, element, issues, record)
+
+
+def _missing_glyphs(
+    r: RendererView, missing: dict[str, list[str]], element: Element, issues: list[Finding], record: dict[str, Any]
+) -> None:
+    """The warning for `missing`: each character the fonts lack (in the order met), with its fonts."""
     if missing:
         chars = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in missing)
         fonts = ", ".join(sorted({f.removeprefix("pnp-") for fs in missing.values() for f in fs}))
@@ -178,6 +213,7 @@ def _check_styles(r: RendererView, runs: list[Run], family: Family, element: Ele
 def _draw_lines(
     r: RendererView,
     canvas: Canvas,
+    setter: TextSetter,
     lines: list[list[Word]],
     x: float,
     y: float,
@@ -187,7 +223,11 @@ def _draw_lines(
     leading: float,
     spec: dict[str, Any],
     color: Color,
-) -> None:
+    named: set[tuple[str, int]] | None = None,
+    plain: bool = False,
+) -> int:
+    """Write the lines as one text object, then their inline icons; how many icons. `named`
+    collects the fonts (subsets) the text object sets; `plain`: text without markup (no icons)."""
     align = spec.get("align", "left")
     valign = spec.get("valign", "top")
     line_height = size * leading
@@ -201,9 +241,6 @@ def _draw_lines(
     baseline = top - size * 0.93
     # One text object for the paragraph: the first line placed, later lines moved relative to
     # the one before; a font is set only when it changes; icons are drawn after the text.
-    setter = r.text_setters.get(canvas)
-    if setter is None:
-        setter = r.text_setters[canvas] = TextSetter(canvas)
     ops = ["BT", fill_op(color)]
     icons: list[tuple[Icon, float, float]] = []
     current: tuple[str, int] = ("", -1)  # font and subset in use
@@ -220,12 +257,17 @@ def _draw_lines(
             start = x
         ops.append(f"{fp_str(start, baseline)} Td" if first else f"{fp_str(start - origin, -line_height)} Td")
         first = False
-        origin = cursor = start
+        origin = start
+        if plain or all(word.icon is None for word in line):
+            current = setter.emit(ops, setter.line(line), current, size_op, named)
+            baseline -= line_height
+            continue
+        cursor = start
         pieces: list[tuple[str, int, str]] = []  # (font, subset, escaped bytes), same font joined
         for i, word in enumerate(line):
             space = bool(i and word.space_before)
             if word.icon is not None:
-                current = setter.emit(ops, pieces, current, size_op)
+                current = setter.emit(ops, pieces, current, size_op, named)
                 pieces = []
                 cursor += unit_width(" ", word.font) * size if space else 0.0
                 icons.append((word.icon, cursor, baseline))
@@ -238,12 +280,13 @@ def _draw_lines(
                 cursor += unit_width(" ", word.font) * size
             setter.add(pieces, word.font, word.text)
             cursor += word.width1 * size
-        current = setter.emit(ops, pieces, current, size_op)
+        current = setter.emit(ops, pieces, current, size_op, named)
         baseline -= line_height
     ops.append("ET")
     canvas._code.append(" ".join(ops))
     for icon, at, line_baseline in icons:
         _draw_icon(r, canvas, icon, at, line_baseline, size)
+    return len(icons)
 
 
 def _draw_icon(r: RendererView, canvas: Canvas, icon: Icon, x: float, baseline: float, size: float) -> None:

@@ -9,9 +9,12 @@ schema error is drawn all the same, and the errors are reported); each file is w
 from __future__ import annotations
 
 import collections
+import contextlib
+import gc
 import hashlib
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -27,6 +30,7 @@ from pnp.core.output import (
     remove_output,
     unwrapped,
 )
+from pnp.core.paths import ImageChecks, checked_elsewhere, images_checked
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
 from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
@@ -131,6 +135,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     return result
 
 
+PRESET_IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ppm", ".pgm", ".pbm")  # PIL.Image.preinit's formats
+
+
 def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Problem] | None:
     """What the build's check finds (`check_loaded` without drawing), found by a forked child
     while this process imports the drawing stage, which a build that passes needs next: the
@@ -145,20 +152,48 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
         return None
     if options.jobs == 0 and "pnp.drawing.render" in sys.modules:  # imported already (pnp watch):
         return None  # nothing to do meanwhile, unless --jobs asks for more processes
-    loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
+    layouts = loaded.layouts  # read once, before the fork: both processes need them
+    with _imported_for_good():  # and these: the check decodes images with PIL, drawing imports it too
+        import PIL.Image
+
+        from pnp.drawing.faces import static_files
+
+        root = loaded.project.root
+        if any(p.suffix.lower() in PRESET_IMAGES for v in layouts.layouts.values() for p in static_files(root, v)):
+            PIL.Image.preinit()  # a layout's picture: both decode it, with the readers this loads
     child = Child(_static_problems, loaded)
-    import pnp.drawing.combine
-    import pnp.drawing.findings
-    import pnp.drawing.render
-    import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
+    with _imported_for_good():
+        import pnp.drawing.combine
+        import pnp.drawing.findings
+        import pnp.drawing.render
+        import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
+    answer = child.result()
+    if answer is None:
+        return None
+    problems, images = answer
+    checked_elsewhere(images)  # the images the check decoded (the layouts' art) are not decoded again
+    return problems
 
-    return child.result()
+
+@contextlib.contextmanager
+def _imported_for_good() -> Iterator[None]:
+    """Modules live to the end: imported without collections, then frozen (never walked again,
+    as pnp.cli does for its own); before a fork, the child starts with no young collection due."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
-def _static_problems(loaded: LoadedProject) -> list[Problem]:
+def _static_problems(loaded: LoadedProject) -> tuple[list[Problem], ImageChecks]:
+    """In the forked child: what the check finds, and the images it decoded (`images_checked`)."""
     from pnp.verify.run import CheckOptions, check_loaded
 
-    return list(check_loaded(loaded, CheckOptions(render=False)))
+    return list(check_loaded(loaded, CheckOptions(render=False))), images_checked()
 
 
 def _build_checked(
@@ -232,6 +267,7 @@ def _build_checked(
             labels.get(kind, kind),  # the sheets' label
             records=[],  # held by the faces' digests
             icons=face_digests.icons(),
+            hashed=face_digests.files.of,  # the layout's and the icons' files, hashed for the faces' digests
         )
         per_game.setdefault(game.folder, []).append((target, key, layout, kind))
         plans.append((kind, layout, target, key, faces, preset))
