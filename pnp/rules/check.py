@@ -223,11 +223,16 @@ def broken_records(findings: Iterable[tuple[RecordFile, Finding]]) -> set[tuple[
 def located(
     findings: Iterable[tuple[RecordFile, Finding]], options: CheckOptions, checked: list[Path]
 ) -> list[Problem]:
-    """Findings as problems at their line and column, without the codes ignored or the files not checked."""
-    problems: list[Problem] = []
+    """Findings as problems at their line and column, without the codes ignored or the files not
+    checked; a file's findings located together, then what locating them made dropped."""
+    by_file: dict[int, tuple[RecordFile, list[Finding]]] = {}
     for record_file, finding in findings:
         if finding.code in options.ignore or (options.select and finding.code not in options.select):
             continue
         if is_checked(record_file, checked):
-            problems.append(record_file.locate(finding))
+            by_file.setdefault(id(record_file), (record_file, []))[1].append(finding)
+    problems: list[Problem] = []
+    for record_file, found in by_file.values():
+        problems.extend(map(record_file.locate, found))
+        record_file.forget_text()
     return problems
