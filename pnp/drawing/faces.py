@@ -91,12 +91,21 @@ class FaceDigests:
         the digest is kept: 10,000 serialisations kept alive cost three times their making.)"""
         known = self._records.get(id(record))
         if known is None:
-            dumped = _dumps(record)
-            known = self._records[id(record)] = hashlib.sha256(dumped).digest()
-            rare = dumped.translate(None, PRINTABLE_ASCII)
-            if rare:
-                self._rare[id(record)] = rare
+            known = self._record_digests([record])[0]
         return known
+
+    def _record_digests(self, records: list[Record]) -> list[bytes]:
+        """`record_digest` of each of `records`, those not made yet made in one loop (a third
+        faster than a call each at 10,000 records: the edited check's and build's cost)."""
+        made, rare_of, sha256 = self._records, self._rare, hashlib.sha256
+        for record in records:
+            if id(record) in made:
+                continue
+            dumped = _dumps(record)
+            made[id(record)] = sha256(dumped).digest()
+            if not dumped.isascii() or b"\x7f" in dumped:  # else nothing outside printable ASCII
+                rare_of[id(record)] = dumped.translate(None, PRINTABLE_ASCII)
+        return [made[id(record)] for record in records]
 
     def rare_bytes(self, record: Record) -> bytes:
         """The record's serialised bytes outside printable ASCII (UTF-8 sequences whole): what its
@@ -129,8 +138,8 @@ class FaceDigests:
         key, uses_refs, sources, asset_paths = self._layout(layout, kind)
         if asset_paths or sources or uses_refs == "fields":
             return [self.record_key(layout, kind, record) for record in records]
-        prefix, sha256, digest = key.encode(), hashlib.sha256, self.record_digest
-        return [sha256(prefix + digest(record)).hexdigest() for record in records]  # as record_key makes each
+        prefix, sha256 = key.encode(), hashlib.sha256
+        return [sha256(prefix + digest).hexdigest() for digest in self._record_digests(records)]  # as record_key
 
     def record_key(self, layout: Layout, kind: str, record: Record) -> str:
         """The digest of every face of `record` (its copies and expansions share it)."""

@@ -175,9 +175,8 @@ def rule_problems(
     helper = Child(_part_problems, loaded, validation, options, checked or [], part)
     problems = _part_problems(loaded, validation, options, checked or [], part, mine=False)
     problems += located(list(project_cross_checks(loaded, validation)), options, checked or [])
-    found = helper.result()  # waited for first: the digests' thread hashes while this process waits
     validation.take_digests()
-    return problems + (found or _part_problems(loaded, validation, options, checked or [], part))
+    return problems + (helper.result() or _part_problems(loaded, validation, options, checked or [], part))
 
 
 def _part_problems(

@@ -13,7 +13,6 @@ import functools
 import hashlib
 import mmap
 import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import accumulate, repeat
@@ -140,7 +139,7 @@ class Validation:
         self._file_checked: set[Path] = set()
         self._forked = False
         self._mine: list[RecordFile] = []  # the JSON files this process read while children read others
-        self._hasher: tuple[Digests, list[RecordFile]] | None = None
+        self._hasher: tuple[Child[list[bytes]], list[RecordFile]] | None = None
         self._forget = False
         self._id_fields: list[str] = []
         self.forget = forget  # drop the records of a file once checked where nothing draws them
@@ -224,7 +223,7 @@ class Validation:
         self._pending.clear()
         buffers += [(f, f.raw) for f in self._mine]
         if buffers:  # digested on the core the children leave idle while this process indexes
-            self._hasher = (Digests([raw for _, raw in buffers]), [f for f, _ in buffers])
+            self._hasher = (Child(_digests, [raw for _, raw in buffers]), [f for f, _ in buffers])
         self._mine = []
         return read
 
@@ -409,22 +408,9 @@ def _read_share(
     return reported
 
 
-class Digests:
-    """The SHA-256 of each of `raws`, taken on a thread: hashlib lets go of the interpreter while it
-    digests, so tens of megabytes are hashed on another core with no process forked (a fork of a
-    100,000-record check costs both processes page faults on every page either writes after)."""
-
-    def __init__(self, raws: list[bytes | memoryview]) -> None:
-        self._digests: list[bytes] = []
-        self._thread = threading.Thread(target=self._run, args=(raws,), daemon=True)
-        self._thread.start()
-
-    def _run(self, raws: list[bytes | memoryview]) -> None:
-        self._digests = [hashlib.sha256(raw).digest() for raw in raws]
-
-    def result(self) -> list[bytes]:
-        self._thread.join()
-        return self._digests
+def _digests(raws: list[bytes | memoryview]) -> list[bytes]:
+    """The SHA-256 of each (in a forked child: hashlib runs in C, tens of megabytes)."""
+    return [hashlib.sha256(raw).digest() for raw in raws]
 
 
 def _columns(
