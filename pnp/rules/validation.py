@@ -239,6 +239,11 @@ class Validation:
             for record_file, digest in zip(files, digests, strict=True):
                 record_file.digest = digest
 
+    def leave_digests(self) -> None:
+        """Forget the hasher `collect` forked (in a forked copy of this process: its answer goes to
+        the process that forked it, which takes it with `take_digests`)."""
+        self._hasher = None
+
     def _read_share_here(self, share: list[tuple[Path, str]]) -> dict[Path, Read | None]:
         assert self._context is not None
         project, schemas, guide, _ = self._context
