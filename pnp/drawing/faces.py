@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -134,30 +135,105 @@ class FaceDigests:
         made.update(zip(map(id, records), keys, strict=True))
         return keys
 
+    def keys_by_file(
+        self, layout: Layout, kind: str, records: list[tuple[Any, Record]], known: dict[str, list[str]]
+    ) -> tuple[list[str], dict[str, list[str]]]:
+        """`record_keys` of `records` (((record file, index), record), a kind's records in file
+        order), and what lets the next check take them back, per file (by its display name): the
+        digest of its records, the files they show (their names; the digest of their contents),
+        then their keys. A file whose records serialise as `known` has it and whose shown files
+        are unchanged takes its keys from there: after an edit of one card, one file's records are
+        keyed one by one, not every record. Not for a layout whose faces read records through
+        `ref`; `known` must come from the same layout key (pnp.drawing.facecache keeps both)."""
+        _, uses_refs, sources, asset_paths = self._layout(layout, kind)
+        if uses_refs == "fields":
+            return self.record_keys(layout, kind, [record for _, record in records]), {}
+        made = self._keys.setdefault((layout.name, kind), {})
+        keys: list[str] = []
+        files: dict[str, list[str]] = {}
+        for _, members in groupby(records, key=lambda item: id(item[0][0])):
+            group = list(members)
+            name = group[0][0][0].display
+            own = [record for _, record in group]
+            digest = hashlib.sha256(_dumps(own)).hexdigest()
+            stored = known.get(name)
+            same = stored is not None and len(stored) == len(own) + 3 and stored[0] == digest
+            contents = self._shown_digest(stored[1]) if stored is not None and same else None
+            if stored is not None and same and stored[2] == contents:
+                shown, found = stored[1], stored[3:]
+                made.update(zip(map(id, own), found, strict=True))
+            else:
+                found = self.record_keys(layout, kind, own)
+                shown = "\0".join(sorted({n for record in own for n in self._shown(record, sources, asset_paths)}))
+                contents = self._shown_digest(shown)
+            files[name] = [digest, shown, contents or "", *found]
+            keys += found
+        return keys, files
+
+    def _shown(self, record: Record, sources: list[Any], asset_paths: tuple[tuple[str, ...], ...]) -> list[str]:
+        """The names of the files a record's faces show: its asset fields, its `src` templates."""
+        names: list[str] = []
+        for path in asset_paths:
+            if len(path) == 1 and path[0] != "*":  # a top-level field (values_at's answer, without its walk)
+                value = record.get(path[0])
+                if isinstance(value, str):
+                    names.append(str(value))
+            else:
+                names += [str(v) for _, v in values_at(record, path, "") if isinstance(v, str)]
+        if sources:
+            context = {**record, "record": record}
+            for template in sources:
+                try:
+                    names.append(template.render(context).strip())
+                except Exception:  # noqa: BLE001 - a template failing on a record is drawing's to report
+                    continue
+        return [name for name in names if name]
+
+    def _shown_digest(self, shown: str) -> str:
+        """The digest of the contents of the files named in `shown` ("\0"-joined)."""
+        if not shown:
+            return ""
+        hasher = hashlib.sha256()
+        for name in shown.split("\0"):
+            hasher.update(self.files.of(self.loaded.project.root / name).encode() + b"\0")
+        return hasher.hexdigest()
+
     def _record_keys(self, layout: Layout, kind: str, records: list[Record]) -> list[str]:
         key, uses_refs, sources, asset_paths = self._layout(layout, kind)
-        if asset_paths or sources or uses_refs == "fields":
-            return [self.record_key(layout, kind, record) for record in records]
         prefix, sha256 = key.encode(), hashlib.sha256
-        return [sha256(prefix + digest).hexdigest() for digest in self._record_digests(records)]  # as record_key
+        digests = self._record_digests(records)
+        if not asset_paths and not sources and uses_refs != "fields":  # the record alone (most layouts)
+            return [sha256(prefix + digest).hexdigest() for digest in digests]
+        named: dict[str, bytes] = {}  # a file's name -> what a key takes of it: one stat a name, not a record
+        return [
+            self._key_with_files(prefix, record, digest, (uses_refs, sources, asset_paths), named)
+            for record, digest in zip(records, digests, strict=True)
+        ]
 
     def record_key(self, layout: Layout, kind: str, record: Record) -> str:
         """The digest of every face of `record` (its copies and expansions share it)."""
-        key, uses_refs, sources, asset_paths = self._layout(layout, kind)
-        if not asset_paths and not sources and uses_refs != "fields":  # the record alone (most layouts)
-            return hashlib.sha256(key.encode() + self.record_digest(record)).hexdigest()
-        root = self.loaded.project.root
-        hasher = hashlib.sha256(key.encode())
-        hasher.update(self.record_digest(record))
-        names = [str(v) for path in asset_paths for _, v in values_at(record, path, "") if isinstance(v, str)]
-        for template in sources:
-            try:
-                names.append(template.render({**record, "record": record}).strip())
-            except Exception:  # noqa: BLE001 - a template failing on a record is drawing's to report
-                continue
-        for name in sorted(set(names)):
+        return self._record_keys(layout, kind, [record])[0]
+
+    def _key_with_files(
+        self,
+        prefix: bytes,
+        record: Record,
+        digest: bytes,
+        reads: tuple[str, list[Any], tuple[tuple[str, ...], ...]],
+        named: dict[str, bytes],
+    ) -> str:
+        """A record's key where its faces show files it names (`reads`: the layout's use of `ref`,
+        its `src` templates and the schema's asset paths) or records it references."""
+        uses_refs, sources, asset_paths = reads
+        hasher = hashlib.sha256(prefix)
+        hasher.update(digest)
+        for name in sorted(set(self._shown(record, sources, asset_paths))):
             if name:
-                hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(root / name).encode())
+                part = named.get(name)
+                if part is None:
+                    found = self.files.of(self.loaded.project.root / name)
+                    part = named[name] = name.encode(errors="surrogatepass") + b"\0" + found.encode()
+                hasher.update(part)
         if uses_refs == "fields":
             for rid, other in self.loaded.referenced((record,)):
                 hasher.update(rid.encode(errors="surrogatepass") + b"\0" + self.record_digest(other))

@@ -13,6 +13,7 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Container, Iterator
+from dataclasses import replace
 from itertools import repeat
 from operator import contains
 from pathlib import Path
@@ -107,7 +108,9 @@ def check_records(
     first = index.first
     fast_refs = [(s, s.path[0]) for s in sites if _fast_ref(s)]
     fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
-    slow = [s for s in sites if not (_fast_ref(s) or (len(s.path) == 1 and s.what == "text"))]
+    fast_assets = [(s, s.path[0]) for s in sites if s.what == "asset" and len(s.path) == 1 and s.path[0] != "*"]
+    slow = [s for s in sites if not (_fast_ref(s) or (len(s.path) == 1 and s.what in ("text", "asset")))]
+    assets: dict[tuple[str, str], Finding | None] = {}  # each asset's name checked once in this pass
     for record_file in index.files_by_kind.get(kind, []):
         if only is not None and not only(record_file):
             continue
@@ -145,6 +148,7 @@ def check_records(
                     yield record_file, finding
         if fast_texts and record_file.path not in texts_elsewhere:
             yield from _text_problems(record_file, kind, fast_texts, icons, uniform)
+        yield from _asset_problems(record_file, kind, fast_assets, root, uniform, assets)
         if slow:
             for i, record in enumerate(record_file.records):
                 if type(record) is not dict or record.get("kind") != kind:
@@ -152,7 +156,30 @@ def check_records(
                 for site in slow:
                     if site.path and site.path[0] not in record:
                         continue
-                    yield from _site_problems(index, site, record_file, i, record, icons, root)
+                    yield from _site_problems(index, site, record_file, i, record, icons, root, assets)
+
+
+def _asset_problems(
+    record_file: RecordFile,
+    kind: str,
+    sites: list[tuple[Site, str]],
+    root: Path,
+    one_kind: bool,
+    known: dict[tuple[str, str], Finding | None],
+) -> Iterator[Located]:
+    """The top-level asset fields (`sites`, with their keys) of a file's records of `kind`: each
+    name checked once (`known`), then only the records naming a bad one are looked at; `one_kind`:
+    every record is an object of that kind."""
+    for site, key in sites:
+        values = record_file.column(key)
+        kinds = [kind] * len(values) if one_kind else record_file.column("kind")
+        named = {value for value, of in zip(values, kinds, strict=True) if type(value) is str and of == kind}
+        bad = {name for name in named if _asset_once(root, name, site.asset, "", known) is not None}
+        for i, (value, of) in enumerate(zip(values, kinds, strict=True)):
+            if value in bad and of == kind:
+                finding = _asset_once(root, value, site.asset, f"{record_file.pointer(i)}/{escape(key)}", known)
+                if finding is not None:
+                    yield record_file, finding
 
 
 def _fast_ref(site: Site) -> bool:
@@ -267,7 +294,14 @@ def _any_of(names: list[str], at: int = 0, depth: int = 0) -> str:
 
 
 def _site_problems(
-    index: Index, site: Site, record_file: RecordFile, i: int, record: dict[str, Any], icons: frozenset[str], root: Path
+    index: Index,
+    site: Site,
+    record_file: RecordFile,
+    i: int,
+    record: dict[str, Any],
+    icons: frozenset[str],
+    root: Path,
+    assets: dict[tuple[str, str], Finding | None] | None = None,
 ) -> Iterator[Located]:
     prefix = record_file.pointer(i)
     for pointer, value in values_at(record, site.path, ""):
@@ -279,7 +313,7 @@ def _site_problems(
                 yield from _icon_problems(record_file, prefix + pointer, value, icons)
         elif site.what == "asset":
             if isinstance(value, str):
-                finding = asset_problem(root, value, site.asset, prefix + pointer)
+                finding = _asset_once(root, value, site.asset, prefix + pointer, {} if assets is None else assets)
         elif site.what == "max":
             finding = _max_problem(record, pointer.split("/")[1:], site, value, prefix + pointer)
         elif site.what == "covers":
@@ -450,6 +484,17 @@ def _count_problem(
         f"({counted}); add or remove records, or fix the count{note}",
         pointer,
     )
+
+
+def _asset_once(
+    root: Path, value: str, asset: str, pointer: str, known: dict[tuple[str, str], Finding | None]
+) -> Finding | None:
+    """`asset_problem`, asked once per name and kind of asset in a pass over a file's records
+    (`known`): a file of cards that all show one image checked it once a card."""
+    if (value, asset) not in known:
+        known[value, asset] = asset_problem(root, value, asset, "")
+    found = known[value, asset]
+    return None if found is None else replace(found, pointer=pointer)
 
 
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
