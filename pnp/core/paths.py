@@ -218,21 +218,11 @@ def refuse_linked_folder(path: Path) -> None:
 @lru_cache(maxsize=1024)
 def image_problem(path: Path) -> str:
     """Why the image at `path` cannot be drawn ("" when it can): not a regular file, too many
-    pixels (a decompression bomb), or content that does not decode. Decoded once per build."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        info = None
-    known = _IMAGE_PROBLEMS.get(str(path)) if info is not None else None
-    if known is not None and info is not None and known[0] == (info.st_size, info.st_mtime_ns, info.st_ino):
-        return known[1]  # the check has decoded it; drawing asks again
-    problem = _image_problem(path)
-    if info is not None:
-        _IMAGE_PROBLEMS[str(path)] = ((info.st_size, info.st_mtime_ns, info.st_ino), problem)
-    return problem
+    pixels (a decompression bomb), or content that does not decode. Decoded once while the file
+    is unchanged (pnp.core.filefacts: across runs too, where the command keeps the facts)."""
+    from pnp.core.filefacts import fact
 
-
-_IMAGE_PROBLEMS: dict[str, tuple[tuple[int, int, int], str]] = {}
+    return fact(path, f"image {current().image_pixels}", lambda: _image_problem(path))
 
 
 def _image_problem(path: Path) -> str:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from pnp.core.filefacts import fact
 from pnp.core.paths import RefusedFile, project_files, read_regular
 from pnp.project.index import values_at
 
@@ -40,29 +41,25 @@ def _dumps(value: Any) -> bytes:
 
 
 class FileDigests:
-    """Content digests of files, remembered by (path, size, mtime): a round of `pnp watch` hashes
-    only the files that changed since the last one."""
+    """Content digests of files, made once while a file is unchanged (pnp.core.filefacts): a round
+    of `pnp watch`, or a check that keeps its facts, hashes only the files that changed since."""
 
     def __init__(self, root: Path) -> None:
         self.root = root  # a link out of the project is never read (pnp.core.paths)
-        self._known: dict[str, tuple[tuple[int, int], str]] = {}
 
     def of(self, path: Path) -> str:
         name = str(path)
         try:
-            info = os.stat(name)
+            os.stat(name)
         except (OSError, ValueError):
             return "missing"
-        stamp = (info.st_size, info.st_mtime_ns)
-        known = self._known.get(name)
-        if known is not None and known[0] == stamp:
-            return known[1]
+        return fact(name, f"sha256 {self.root}", lambda: self._digest(name))
+
+    def _digest(self, name: str) -> str:
         try:
-            value = hashlib.sha256(read_regular(name, FILE_CAP, self.root)).hexdigest()
+            return hashlib.sha256(read_regular(name, FILE_CAP, self.root)).hexdigest()
         except RefusedFile as err:  # why, too: a link out and a pipe in its place are found otherwise
-            value = f"refused:{err.code}:{err.message}"
-        self._known[name] = (stamp, value)
-        return value
+            return f"refused:{err.code}:{err.message}"
 
 
 class FaceDigests:

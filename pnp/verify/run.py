@@ -71,8 +71,14 @@ def check_loaded(
         reserved = 0 if elsewhere is None else 1  # a core lays the sheets out
         drawn = render_findings(loaded, broken, options.render_cache, jobs=options.jobs, reserved=reserved)
         if rules is not None:
-            found = rules.result()
-            problems = found if found is not None else rule_problems(loaded, validation, options, checked)
+            answer = rules.result()
+            if answer is not None:
+                from pnp.core.filefacts import take
+
+                problems, facts = answer
+                take(facts)
+            else:
+                problems = rule_problems(loaded, validation, options, checked)
             validation.take_digests()  # the child's are its own (pnp.verify.cache uses them)
             sheet_errors = _sheet_errors(problems)
             sheets = sheets and not sheet_errors
@@ -103,7 +109,7 @@ def _sheet_errors(problems: list[Problem]) -> bool:
 
 def _rules_elsewhere(
     loaded: LoadedProject, validation: Validation, options: CheckOptions, checked: list[Path]
-) -> Child[list[Problem]] | None:
+) -> Child[tuple[list[Problem], list[list[Any]]]] | None:
     """The rules (`rule_problems`: cross-checks, project files) run in a forked child while this
     process imports the drawing stage and draws the cards, on a machine with another core (not
     with --jobs 1, nor in a process with threads: `pnp watch` checks in its own). What drawing
@@ -122,9 +128,13 @@ def _rules_elsewhere(
 
 def _rules_in_child(
     loaded: LoadedProject, validation: Validation, options: CheckOptions, checked: list[Path]
-) -> list[Problem]:
+) -> tuple[list[Problem], list[list[Any]]]:
+    """`rule_problems`, and the file facts learned finding them (pnp.core.filefacts)."""
+    from pnp.core.filefacts import learned, start_learning
+
+    start_learning()
     validation.leave_digests()  # the forked hasher answers this process's parent, not this process
-    return rule_problems(loaded, validation, options, checked)
+    return rule_problems(loaded, validation, options, checked), learned()
 
 
 def broken_record_paths(loaded: LoadedProject, validation: Validation) -> frozenset[tuple[Path, int]]:
