@@ -19,7 +19,7 @@ from test_check_fast import imported, pnp  # the real CLI, optionally under -X i
 from pnp.core.filefacts import SETTLED_NS
 
 ROOT = Path(__file__).resolve().parents[1]
-FACTS = Path("output") / ".pnp-cache" / "facts.json"
+FACTS = Path("output") / ".pnp-cache" / "check" / "facts.json"
 RESULTS = Path("output") / ".pnp-cache" / "check" / "results.json"
 
 

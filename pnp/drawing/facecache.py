@@ -72,16 +72,19 @@ def kind_findings(
     )
     todo = [(origin, record) for (origin, record), key in zip(records, keys, strict=True) if key not in faces]
     if todo or counted is None or not same_layout:
-        from pnp.drawing.bleedcheck import bleed_findings, safe_findings
+        from pnp.drawing.bleedcheck import bleed_findings, inside_safe_zone, safe_findings
         from pnp.drawing.impose import ImpositionError
-        from pnp.drawing.pdf import expand_faces
+        from pnp.drawing.pdf import expand_faces, plainly_counted
         from pnp.drawing.render import Renderer
 
         renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
         if not same_layout:
             own, bleed = list(renderer.findings), bleed_findings(renderer)
-        all_faces, counted = expand_faces(renderer, records)
-        counted = [*counted, *safe_findings(renderer, all_faces)]  # where elements sit, for these records
+        if plainly_counted(renderer, records) and inside_safe_zone(renderer):  # nothing to find in counting:
+            all_faces, counted = expand_faces(renderer, todo)[0], []  # only the faces drawn are made
+        else:
+            all_faces, counted = expand_faces(renderer, records)
+            counted = [*counted, *safe_findings(renderer, all_faces)]  # where elements sit, for these records
         wanted = {(id(origin[0]), origin[1]) for origin, _ in todo}
         drawn_faces = [face for face in all_faces if (id(face.origin[0]), face.origin[1]) in wanted]
         if todo:

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 CACHE_FOLDER = ".pnp-cache"  # pnp.drawing.findings.CACHE_FOLDER (not imported: it loads the records module)
 RESULTS = Path("check") / "results.json"  # inside CACHE_FOLDER; a kind's render cache is KIND.json there
 KEY = Path("check") / "key"  # inside CACHE_FOLDER, beside RESULTS
-FACTS = Path("facts.json")  # inside CACHE_FOLDER: what pnp.core.filefacts keeps across runs, signed
+FACTS = Path("check") / "facts.json"  # inside CACHE_FOLDER: what pnp.core.filefacts keeps across runs, signed
 MAX_FACTS_BYTES = 64 * 2**20
 KEY_BYTES = 32
 MAX_ENTRIES = 8  # option sets remembered (text and --no-render, --strict, ...): the oldest goes first
@@ -283,7 +283,7 @@ def _caches_digest(project: Project) -> str | None:
         if any(os.path.islink(os.path.join(folder, d)) for d in dirs):
             return None  # a linked folder: not walked here; the full check decides
         dirs[:] = sorted(d for d in dirs if folder != str(root) or d != RESULTS.parts[0])
-        for name in sorted(n for n in names if folder != str(root) or n != FACTS.name):  # facts: no result of theirs
+        for name in sorted(names):
             path = os.path.join(folder, name)
             try:
                 if not stat.S_ISREG(os.lstat(path).st_mode):
