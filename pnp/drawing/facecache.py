@@ -78,6 +78,7 @@ def kind_findings(
         from pnp.drawing.render import Renderer
 
         renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
+        renderer.dry_images = True  # the PDF is thrown away: each image is checked, not encoded
         if not same_layout:
             own, bleed = list(renderer.findings), bleed_findings(renderer)
         if plainly_counted(renderer, records) and inside_safe_zone(renderer):  # nothing to find in counting:
