@@ -87,7 +87,10 @@ CHECKED_HERE: collections.Counter[Path] = collections.Counter()  # builds checke
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.project.loaded import load_project_records
+    from pnp.verify.cache import restore_facts
 
+    restore_facts(project)  # which images decode, as an earlier check or build found them (pnp.core.filefacts)
+    home = project  # where the facts are kept (a language build writes into output/LANG/)
     loaded = load_project_records(project)
     problems = checked_meanwhile(loaded, options)  # by a child, while this process loads the drawing stage
     left_out: frozenset[tuple[Path, int]] = frozenset()
@@ -128,6 +131,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             store.save(key)
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
+    from pnp.verify.cache import keep_facts
+
+    keep_facts(home)
     return result
 
 
@@ -152,13 +158,22 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
     import pnp.drawing.render
     import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
 
-    return child.result()
+    answer = child.result()
+    if answer is None:
+        return None
+    from pnp.core.filefacts import take
+
+    problems, facts = answer
+    take(facts)  # what the child learned of files: drawing does not decode an image again
+    return problems
 
 
-def _static_problems(loaded: LoadedProject) -> list[Problem]:
+def _static_problems(loaded: LoadedProject) -> tuple[list[Problem], list[list[Any]]]:
+    from pnp.core.filefacts import learned, start_learning
     from pnp.verify.run import CheckOptions, check_loaded
 
-    return list(check_loaded(loaded, CheckOptions(render=False)))
+    start_learning()
+    return list(check_loaded(loaded, CheckOptions(render=False))), learned()
 
 
 def _build_checked(
