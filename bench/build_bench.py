@@ -3,7 +3,9 @@
 
     .venv/bin/python bench/build_bench.py [--sizes 100,1000,10000] [--decks bench,poker] [--repeat 3] [--keep DIR]
 
-Two decks. `poker` (issue 16) is a deck this benchmark was not written around, as Squib,
+Three decks. `art` (`--decks art`, stop 38) is the `bench` deck with art of its own on every
+card (an RGB PNG of 650 x 402 px each, the art box at 300 dpi; the twin script draws each card's
+file), as most games' decks are. `poker` (issue 16) is a deck this benchmark was not written around, as Squib,
 protograf and decksmith users draw it: 10,000 rows of one CSV file, fronts only, Liberation Sans
 TTFs (Debian fonts-liberation; DejaVu when they are not installed), each card a frame, a title,
 300 x 200 px art, four rounded stat boxes and ~40 words of rules; its twin, bench/raw_poker.py,
@@ -353,6 +355,43 @@ def generate(root: Path, cards: int) -> Project:
     return project
 
 
+ART_PX = (650, 402)  # the art box (55 x 34 mm) at 300 dpi: what a print-and-play maker exports
+
+
+def generate_art(root: Path, cards: int) -> Project:
+    """The bench deck with art of its own on every card (`art`: art/card-NNNNNN.png, an RGB PNG of
+    ART_PX, each of other colours and shapes), as most games' decks are: every image is read,
+    checked and put into the PDF once per card, where the bench deck has one image for all."""
+    from PIL import Image, ImageDraw
+
+    project = generate(root, cards)
+    rng = random.Random(SEED + cards + 1)
+    schema = card_schema()
+    schema["properties"]["art"] = {"$ref": "common.schema.json#/$defs/image"}  # type: ignore[index]
+    (root / "schemas" / f"{KIND}.schema.json").write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+    layout = card_layout()
+    for element in layout["front"]["elements"]:  # type: ignore[index]
+        if element.get("type") == "image":
+            element["src"] = "{{ art }}"
+    (root / "layouts" / f"{KIND}.json").write_text(json.dumps(layout, indent=2) + "\n", encoding="utf-8")
+    width, height = ART_PX
+    for path in sorted((root / "cards").glob("*.json")):
+        records = json.loads(path.read_text(encoding="utf-8"))
+        for record in records:
+            record["art"] = f"art/{record['id']}.png"
+            image = Image.new("RGB", ART_PX, tuple(rng.randrange(40, 220) for _ in range(3)))
+            draw = ImageDraw.Draw(image)
+            for _ in range(12):
+                x, y = rng.randrange(width), rng.randrange(height)
+                size = rng.randrange(30, 200)
+                draw.ellipse((x, y, x + size, y + size * 2 // 3), fill=tuple(rng.randrange(256) for _ in range(3)))
+            image.save(root / record["art"])
+        data = json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+        path.write_text(data, encoding="utf-8")
+        project.bytes += len(data.encode("utf-8"))
+    return project
+
+
 # --- the poker deck: a deck pnp's benchmark was not written around (issue 16) -----------------------------------
 
 POKER_KIND, POKER_GAME = "poker.card", "poker"
@@ -487,6 +526,7 @@ class Deck:
 
 DECKS = (
     Deck("bench", KIND, GAME, lambda root, cards: generate(root, cards), RAW_SCRIPT, 2),
+    Deck("art", KIND, GAME, lambda root, cards: generate_art(root, cards), RAW_SCRIPT, 2),
     Deck(
         "poker",
         POKER_KIND,
@@ -850,7 +890,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="100,1000,10000", help="comma-separated card counts")
     parser.add_argument("--repeat", type=int, default=3, help="runs per command; the best is kept (default 3)")
     parser.add_argument("--keep", type=Path, help="generate the projects in DIR and keep them")
-    parser.add_argument("--decks", default="bench,poker", help="comma-separated decks: bench, poker (default both)")
+    parser.add_argument(
+        "--decks", default="bench,poker", help="comma-separated decks: bench, art, poker (default bench,poker)"
+    )
     parser.add_argument(
         "--combined-sizes",
         default="1000,10000",

@@ -312,8 +312,9 @@ class SizeResult:
 
 
 def forget_stored_check(root: Path) -> None:
-    """Remove the results a previous `pnp check` stored (pnp/verify/cache.py): the next one checks."""
-    shutil.rmtree(root / "output" / ".pnp-cache" / "check", ignore_errors=True)
+    """Remove the results a previous `pnp check` stored (pnp/verify/cache.py): the next one checks.
+    The project's key and what a check learned of files (facts.json) stay, as in a user's project."""
+    (root / "output" / ".pnp-cache" / "check" / "results.json").unlink(missing_ok=True)
 
 
 def bench_size(records: int, workdir: Path, repeat: int, cjs: bool = True) -> SizeResult:

@@ -10,7 +10,8 @@ draws the same elements at the same places as the benchmark layout that build_be
 from the constants below: on A4, a centred 3 x 3 grid of 63 x 88 mm poker cards with 3 mm bleed
 on the outer edges, crop marks, and after each sheet of fronts a sheet of backs mirrored for
 long-edge duplex. Each front: background, a title, one image (passed as a file path, so
-reportlab stores it once per PDF), four stat boxes (rounded rectangle, small label, large bold
+reportlab stores it once per PDF; the card's own `art` file where the record names one, as in
+build_bench.py's `art` deck), four stat boxes (rounded rectangle, small label, large bold
 value) and a rules text wrapped with simpleSplit and shrunk by 0.5 pt steps until it fits.
 Output is deterministic (invariant=1) and page-compressed, as pnp's is.
 """
@@ -74,7 +75,8 @@ def draw_front(c: Canvas, card: dict[str, Any], x: float, y: float, bleed_box: B
 
     # art: the file path, so reportlab embeds the image once for the whole document
     fx, fy, fw, fh = frame(x, y, ART)
-    c.drawImage(str(root / ART_SRC), fx, fy, fw, fh, preserveAspectRatio=True, anchor="c", mask="auto")
+    art = root / card.get("art", ART_SRC)  # a card's own art where it names one (the `art` deck)
+    c.drawImage(str(art), fx, fy, fw, fh, preserveAspectRatio=True, anchor="c", mask="auto")
 
     # four stat boxes: rounded rectangle, small label on top, large bold value in the middle
     for label, field, sx in STATS:

@@ -193,3 +193,46 @@ def test_a_kinds_record_keys_made_in_one_loop_are_each_records_own(project: Path
         apart = [FaceDigests(loaded, "options").record_key(layout, kind, record) for record in records]
         assert FaceDigests(loaded, "options").record_keys(layout, kind, records) == apart
         assert len(set(apart)) == len(records)  # and they tell the records apart
+
+
+def test_a_files_keys_are_taken_from_the_last_check_while_its_records_and_images_are_the_same(
+    project: Path,
+) -> None:
+    """`FaceDigests.keys_by_file` (what the check keys a kind's faces by after an edit): a file
+    whose records serialise as they did, and whose images are unchanged, takes the keys stored
+    for it; a file that changed, or whose image changed, gets its records' own keys (`record_key`,
+    one by one), never the stored ones."""
+    from pnp.drawing.faces import FaceDigests
+
+    cards = project / "cards" / "cards.json"
+    records = json.loads(cards.read_text(encoding="utf-8"))
+    half = len(records) // 2
+    records[0]["image"] = "art/moon.png"  # the first file shows an image of its own
+    shutil.copyfile(project / "art" / "sun.png", project / "art" / "moon.png")
+    cards.write_text(json.dumps(records[:half], indent=2), encoding="utf-8")
+    more = project / "cards" / "more-cards.json"
+    more.write_text(json.dumps(records[half:], indent=2), encoding="utf-8")
+
+    def keys(known: dict[str, list[str]]) -> tuple[list[str], dict[str, list[str]], list[str]]:
+        loaded = load_project_records(load_project(explicit=project / "pnp.toml"))
+        layout = loaded.layouts.by_kind["test.card"]
+        pairs = [((f, i), r) for f, i, r in loaded.records("test.card")]
+        made, files = FaceDigests(loaded, "options").keys_by_file(layout, "test.card", pairs, known)
+        own = [FaceDigests(loaded, "options").record_key(layout, "test.card", r) for _, r in pairs]
+        return made, files, own
+
+    made, files, own = keys({})
+    assert made == own and len(files) == 2
+    assert sorted(entry[3:] for entry in files.values()) == sorted([own[:half], own[half:]])
+    first = next(name for name in files if name.endswith("/cards.json"))
+    assert "art/moon.png" in files[first][1].split("\0")
+    stored = {name: [*entry[:3], *(f"stored-{n}" for n in range(len(entry) - 3))] for name, entry in files.items()}
+    made, _, own = keys(stored)
+    assert made == [f"stored-{n}" for n in range(half)] + [f"stored-{n}" for n in range(len(records) - half)]
+    edit(more, 0, name="Renamed")
+    made, again, own = keys(stored)
+    assert made == [f"stored-{n}" for n in range(half)] + own[half:]  # the edited file's keys made again
+    assert again[first] == stored[first]  # kept as it was
+    (project / "art" / "moon.png").write_bytes((project / "art" / "moon.png").read_bytes() + b"\0")
+    made, _, own = keys(stored)
+    assert made[:half] == own[:half] != [f"stored-{n}" for n in range(half)]  # its image changed

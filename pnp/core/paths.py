@@ -22,7 +22,6 @@ import math
 import os
 import re
 import stat
-from functools import lru_cache
 from pathlib import Path
 
 from pnp.core.limits import current, exceeded
@@ -219,37 +218,13 @@ def refuse_linked_folder(path: Path) -> None:
         )
 
 
-@lru_cache(maxsize=1024)
 def image_problem(path: Path) -> str:
     """Why the image at `path` cannot be drawn ("" when it can): not a regular file, too many
-    pixels (a decompression bomb), or content that does not decode. Decoded once per build."""
-    try:
-        info = os.stat(path)
-    except OSError:
-        info = None
-    known = _IMAGE_PROBLEMS.get(str(path)) if info is not None else None
-    if known is not None and info is not None and known[0] == (info.st_size, info.st_mtime_ns, info.st_ino):
-        return known[1]  # the check has decoded it; drawing asks again
-    problem = _image_problem(path)
-    if info is not None:
-        _IMAGE_PROBLEMS[str(path)] = ((info.st_size, info.st_mtime_ns, info.st_ino), problem)
-    return problem
+    pixels (a decompression bomb), or content that does not decode. Decoded once while the file
+    is unchanged (pnp.core.filefacts: across runs too, where the command keeps the facts)."""
+    from pnp.core.filefacts import fact
 
-
-_IMAGE_PROBLEMS: dict[str, tuple[tuple[int, int, int], str]] = {}
-ImageChecks = dict[str, tuple[tuple[int, int, int], str]]  # path -> (size, time, inode), image_problem's answer
-
-
-def images_checked() -> ImageChecks:
-    """What `image_problem` decoded in this process, with each file's size, time and inode: a
-    forked check hands it back to the build that forked it (pnp.outputs.build)."""
-    return dict(_IMAGE_PROBLEMS)
-
-
-def checked_elsewhere(checks: ImageChecks) -> None:
-    """`images_checked` of another process: a file whose size, time and inode are still those is
-    not decoded again here (`image_problem` compares them as for its own answers)."""
-    _IMAGE_PROBLEMS.update(checks)
+    return fact(path, f"image {current().image_pixels}", lambda: _image_problem(path))
 
 
 def _image_problem(path: Path) -> str:

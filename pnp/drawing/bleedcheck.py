@@ -68,6 +68,22 @@ def _listed(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
+def inside_safe_zone(renderer: Any) -> bool:
+    """Whether every element of every face the layout may draw sits inside its safe zone (then
+    `safe_findings` finds nothing, whatever the faces)."""
+    return not _outside_elements(renderer, renderer.safe, f"layout {renderer.layout.name!r}")
+
+
+def _outside_elements(renderer: Any, safe: float, zone: str) -> dict[int, str]:
+    outside: dict[int, str] = {}
+    for _, elements in renderer.faces.values():  # every face a record may choose: a few elements each
+        for element in elements:
+            message = _outside(renderer, element, safe, zone, renderer.width, renderer.height)
+            if message is not None:
+                outside[id(element)] = message
+    return outside
+
+
 def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zone: str | None = None) -> list[Finding]:
     """One warning per element (of the layout, not per record) whose box leaves the safe zone for
     some face of `faces` (see docs/export.md for the rule): the layout's `safe`, or `safe` points
@@ -78,16 +94,10 @@ def safe_findings(renderer: Any, faces: list[Any], safe: float | None = None, zo
     whose elements all sit inside costs nothing per face (pnp check after a one-card edit)."""
     from pnp.drawing.elements import DrawFailure, template_failures
 
-    width, height = renderer.width, renderer.height
     if safe is None:
         safe, zone = renderer.safe, f"layout {renderer.layout.name!r}"
     sides = ("front", "back") if renderer.has_back else ("front",)
-    outside: dict[int, str] = {}  # id(element) -> the warning's message
-    for _, elements in renderer.faces.values():  # every face a record may choose: a few elements each
-        for element in elements:
-            message = _outside(renderer, element, safe, zone or "", width, height)
-            if message is not None:
-                outside[id(element)] = message
+    outside = _outside_elements(renderer, safe, zone or "")  # id(element) -> the warning's message
     if not outside:
         return []
     problems: list[Finding] = []

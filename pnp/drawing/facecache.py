@@ -59,10 +59,10 @@ def kind_findings(
     from pnp.drawing.locate import place
 
     layout_key = digests.layout_key(layout, kind)
-    keys = digests.record_keys(layout, kind, [record for _, record in records])
-    records_key = hashlib.sha256("\n".join(keys).encode()).hexdigest()
     stored = _read(cache_file, loaded.project.root) if cache_file is not None else {}
     same_layout = stored.get("layout_key") == layout_key
+    keys, files = digests.keys_by_file(layout, kind, records, stored.get("files", {}) if same_layout else {})
+    records_key = hashlib.sha256("\n".join(keys).encode()).hexdigest()
     faces: dict[str, list[Finding]] = stored.get("faces", {}) if same_layout else {}
     own: list[Finding] = stored.get("layout", []) if same_layout else []
     bleed: list[Finding] = stored.get("bleed", []) if same_layout else []
@@ -72,16 +72,20 @@ def kind_findings(
     )
     todo = [(origin, record) for (origin, record), key in zip(records, keys, strict=True) if key not in faces]
     if todo or counted is None or not same_layout:
-        from pnp.drawing.bleedcheck import bleed_findings, safe_findings
+        from pnp.drawing.bleedcheck import bleed_findings, inside_safe_zone, safe_findings
         from pnp.drawing.impose import ImpositionError
-        from pnp.drawing.pdf import expand_faces
+        from pnp.drawing.pdf import expand_faces, plainly_counted
         from pnp.drawing.render import Renderer
 
         renderer = Renderer(layout, loaded.project.root, loaded.icons, loaded.lookup)
+        renderer.dry_images = True  # the PDF is thrown away: each image is checked, not encoded
         if not same_layout:
             own, bleed = list(renderer.findings), bleed_findings(renderer)
-        all_faces, counted = expand_faces(renderer, records)
-        counted = [*counted, *safe_findings(renderer, all_faces)]  # where elements sit, for these records
+        if plainly_counted(renderer, records) and inside_safe_zone(renderer):  # nothing to find in counting:
+            all_faces, counted = expand_faces(renderer, todo)[0], []  # only the faces drawn are made
+        else:
+            all_faces, counted = expand_faces(renderer, records)
+            counted = [*counted, *safe_findings(renderer, all_faces)]  # where elements sit, for these records
         wanted = {(id(origin[0]), origin[1]) for origin, _ in todo}
         drawn_faces = [face for face in all_faces if (id(face.origin[0]), face.origin[1]) in wanted]
         if todo:
@@ -101,7 +105,9 @@ def kind_findings(
                 if (id(origin[0]), origin[1]) in by_origin:
                     faces[key] = by_origin[(id(origin[0]), origin[1])]
         if cache_file is not None:
-            _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces))
+            _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces, files))
+    elif cache_file is not None and files != stored.get("files"):  # the same faces, from other files
+        _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces, files))
     drawn_now = [
         (origin, finding) for (origin, _), key in zip(records, keys, strict=True) for finding in faces.get(key, [])
     ]
@@ -116,8 +122,10 @@ def _payload(
     imposed: list[Finding],
     counted: list[Finding] | None,
     faces: dict[str, list[Finding]],
+    files: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     return {
+        "files": files or {},  # per record file: the digest of its records, then their keys (FaceDigests.keys_by_file)
         "layout_key": layout_key,
         "records_key": hashlib.sha256("\n".join(keys).encode()).hexdigest(),
         "layout": own,
@@ -170,6 +178,7 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
             out[name] = [Finding(**item) for item in stored[name]]
         out["expand"] = None if stored["expand"] is None else [Finding(**item) for item in stored["expand"]]
         out["faces"] = {str(k): [Finding(**item) for item in v] for k, v in stored["faces"].items()}
+        out["files"] = {str(k): [str(x) for x in v] for k, v in stored.get("files", {}).items()}
     except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}  # no cache, or one this pnp cannot read: draw again
     every = [f for name in ("layout", "bleed", "impose", "expand") for f in out[name] or ()]

@@ -499,6 +499,7 @@ def _put_images(canvas: Canvas, root: Path, images: tuple[tuple[str, str | None]
     call, its operators dropped): the objects get the numbers a cold build gives them."""
     from pnp.core.paths import project_file
     from pnp.drawing.images import ImagePath
+    from pnp.drawing.pngpass import put_png
 
     code, shown = canvas._code, canvas._formsinuse
     for name, mask in images:
@@ -507,6 +508,7 @@ def _put_images(canvas: Canvas, root: Path, images: tuple[tuple[str, str | None]
             return  # the face is drawn instead
         start, listed = len(code), len(shown)
         try:
+            put_png(canvas, ImagePath(path, root), path, root, mask)  # as drawing it did (pnp.drawing.pngpass)
             canvas.drawImage(ImagePath(path, root), 0, 0, 1, 1, mask=mask)
         except Exception:  # noqa: BLE001 - an image reportlab cannot read: the face is drawn, and says so
             return

@@ -189,7 +189,8 @@ def draw_image(d: Drawing, element: Element) -> None:
         return
     image = r.images.get(source)
     if image is not None:
-        place_image(canvas, element, bleed_frame(r, element, box), image)
+        if not r.dry_images:
+            place_image(canvas, element, bleed_frame(r, element, box), image)
         return
     path, problem = project_file(r.root, source)
     if problem or path is None:
@@ -205,10 +206,11 @@ def draw_image(d: Drawing, element: Element) -> None:
     if broken:
         raise DrawFailure("bad-asset", "src", f"image {source!r} {broken}")
     image = ImagePath(path, r.root)
-    try:
-        place_image(canvas, element, bleed_frame(r, element, box), image)
-    except (OSError, ValueError) as err:  # the file is not an image reportlab can read
-        raise DrawFailure("bad-asset", "src", f"image {source!r} cannot be read: {err}") from None
+    if not r.dry_images:
+        try:
+            place_image(canvas, element, bleed_frame(r, element, box), image)
+        except (OSError, ValueError) as err:  # the file is not an image reportlab can read
+            raise DrawFailure("bad-asset", "src", f"image {source!r} cannot be read: {err}") from None
     r.images[source] = image
 
 

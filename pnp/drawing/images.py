@@ -17,6 +17,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.core.paths import image_problem, project_file, read_regular, svg_problem
 from pnp.drawing.elements import Element
 from pnp.drawing.fonts import SANS
+from pnp.drawing.pngpass import put_png
 
 ICON_SVG_MAX_BYTES = 5 * 1024 * 1024  # an icon is a few kilobytes of paths
 
@@ -71,6 +72,7 @@ def load_icon_art(root: Path, cache: dict[str, Any], source: str) -> Any:
 def place_icon_art(canvas: Canvas, art: Any, cx: float, cy: float, side: float) -> None:
     """Art of load_icon_art centred at (cx, cy), fitted into a `side` square, its proportions kept."""
     if isinstance(art, ImagePath):
+        put_png(canvas, art, art.real, art.root, "auto")
         canvas.drawImage(
             art, cx - side / 2, cy - side / 2, side, side, preserveAspectRatio=True, anchor="c", mask="auto"
         )
@@ -96,10 +98,13 @@ class ImagePath(str):
 
     real: Path
 
+    root: Path
+
     def __new__(cls, path: Path, root: Path) -> ImagePath:
         made = super().__new__(cls, str(path))
         made.key = path.relative_to(root).as_posix()
         made.real = path
+        made.root = root
         return made
 
     def __str__(self) -> str:
@@ -108,6 +113,7 @@ class ImagePath(str):
 
 def place_image(canvas: Canvas, element: Element, frame: tuple[float, float, float, float], image: ImagePath) -> None:
     x, y, w, h = frame
+    put_png(canvas, image, image.real, image.root, "auto")  # a PNG the PDF takes as it is: not decoded
     if element.spec.get("fit", "contain") == "cover":
         iw, ih = image_size(str(image.real))
         scale = max(w / iw, h / ih)

@@ -125,6 +125,23 @@ def count_faces(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -
     return len(expand_faces(renderer, records)[0])
 
 
+def plainly_counted(renderer: Renderer, records: list[tuple[Any, dict[str, Any]]]) -> bool:
+    """Whether counting the faces of `records` finds nothing: no `copies` template, no `expand`,
+    and each record's own `copies` a whole number from 1 to the limit, all within the kind's
+    limit (then each record's faces are its own: `expand_faces` of some records gives theirs)."""
+    data = renderer.layout.data
+    if data.get("copies") is not None or data.get("expand"):
+        return False
+    limits = current_limits()
+    total = 0
+    for _, record in records:
+        copies = whole_number(record.get("copies", 1))
+        if copies is None or not 1 <= copies <= limits.copies:
+            return False
+        total += copies
+    return total <= limits.faces_per_kind
+
+
 class _OverLimit(Exception):
     def __init__(self, name: str, what: str, pointer: str = "") -> None:
         super().__init__(name)

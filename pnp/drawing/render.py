@@ -94,6 +94,9 @@ class Renderer:
         self._family_cache: dict[str, str] = {}
         self._families: dict[tuple[tuple[str, str], ...], Family] = {}
         self.images: dict[str, ImagePath] = {}
+        # images checked (image_problem: they decode) but not put in the PDF: a check draws on a
+        # throwaway PDF, where encoding every card's art again cost 25 ms an image (pnp.drawing.facecache)
+        self.dry_images = False
         self.counting: dict[str, Template] = {}  # `copies` and `expand` templates (pnp.drawing.pdf)
         self.icon_art: dict[str, Any] = {}  # icons.json images, loaded once: an SVG drawing or an image path
         # per canvas: (face, layer index) -> form name, or None when the layer must be drawn per card

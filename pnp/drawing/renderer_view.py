@@ -34,6 +34,7 @@ class RendererView(Protocol):
     bleed: float
     icons: dict[str, Icon]
     images: dict[str, ImagePath]  # image elements' files, checked once
+    dry_images: bool  # images checked, not put in the PDF (a check's throwaway drawing)
     icon_art: dict[str, Any]  # icons.json images, loaded once: an SVG drawing or an image path
     text_setters: weakref.WeakKeyDictionary[Canvas, TextSetter]
 

@@ -30,7 +30,6 @@ from pnp.core.output import (
     remove_output,
     unwrapped,
 )
-from pnp.core.paths import ImageChecks, checked_elsewhere, images_checked
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
 from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
@@ -91,7 +90,10 @@ CHECKED_HERE: collections.Counter[Path] = collections.Counter()  # builds checke
 
 def run_build(project: Project, options: BuildOptions) -> BuildResult:
     from pnp.project.loaded import load_project_records
+    from pnp.verify.cache import restore_facts
 
+    restore_facts(project)  # which images decode, as an earlier check or build found them (pnp.core.filefacts)
+    home = project  # where the facts are kept (a language build writes into output/LANG/)
     loaded = load_project_records(project)
     problems = checked_meanwhile(loaded, options)  # by a child, while this process loads the drawing stage
     left_out: frozenset[tuple[Path, int]] = frozenset()
@@ -132,6 +134,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
             store.save(key)
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
+    from pnp.verify.cache import keep_facts
+
+    keep_facts(home)
     return result
 
 
@@ -170,8 +175,10 @@ def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Prob
     answer = child.result()
     if answer is None:
         return None
-    problems, images = answer
-    checked_elsewhere(images)  # the images the check decoded (the layouts' art) are not decoded again
+    from pnp.core.filefacts import take
+
+    problems, facts = answer
+    take(facts)  # what the child learned of files (the images it decoded): drawing does not decode them again
     return problems
 
 
@@ -189,11 +196,13 @@ def _imported_for_good() -> Iterator[None]:
             gc.enable()
 
 
-def _static_problems(loaded: LoadedProject) -> tuple[list[Problem], ImageChecks]:
-    """In the forked child: what the check finds, and the images it decoded (`images_checked`)."""
+def _static_problems(loaded: LoadedProject) -> tuple[list[Problem], list[list[Any]]]:
+    """In the forked child: what the check finds, and what it learned of files (pnp.core.filefacts)."""
+    from pnp.core.filefacts import learned, start_learning
     from pnp.verify.run import CheckOptions, check_loaded
 
-    return list(check_loaded(loaded, CheckOptions(render=False))), images_checked()
+    start_learning()
+    return list(check_loaded(loaded, CheckOptions(render=False))), learned()
 
 
 def _build_checked(

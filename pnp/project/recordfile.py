@@ -68,6 +68,7 @@ class RecordFile:
     _fill: Callable[[RecordFile], None] | None = None  # parses `raw` into `records` (see `records`)
     _fetch: Callable[[], bytes] | None = None  # gives `raw`, not fetched yet (see `fetch_later`)
     _size: int = 0  # len(raw), while it is not fetched
+    _refetch: Callable[[], bytes] | None = None  # gives `raw` again after `forget_text` (see `fetch_later`)
 
     @property
     def raw(self) -> bytes:
@@ -85,7 +86,7 @@ class RecordFile:
     def fetch_later(self, size: int, fetch: Callable[[], bytes]) -> None:
         """Take the file's `size` bytes from `fetch()` on first use of `raw` (not before: copying
         a child's 16 MB out of its buffer cost a 100,000-record check 0.012 s, in its one-core part)."""
-        self._raw, self._size, self._fetch = b"", size, fetch
+        self._raw, self._size, self._fetch, self._refetch = b"", size, fetch, fetch
 
     @property
     def records(self) -> list[Any]:
@@ -143,6 +144,16 @@ class RecordFile:
             raw = self.raw[3:] if self.raw.startswith(b"\xef\xbb\xbf") else self.raw
             self._text = raw.decode("utf-8", errors="replace")
         return self._text
+
+    def forget_text(self) -> None:
+        """Drop what locating made (the decoded text, its line starts, bytes fetched from another
+        process's buffer) once the file's problems are located: held for every file to the end,
+        they cost a 100,000-record check tens of megabytes of page faults. Made again if asked."""
+        if self.findings or self.locator is not None:  # the text of a file that did not parse is kept
+            return
+        self._text = self._lines = None
+        if self._refetch is not None and self._fetch is None:
+            self._raw, self._fetch = b"", self._refetch
 
     def locate(self, finding: Finding) -> Problem:
         """The finding at its line and column: for text, a bisection in the file's line starts

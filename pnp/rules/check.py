@@ -10,7 +10,9 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from pnp.core.filefacts import learned, start_learning, take
 from pnp.core.limits import cap_per_file
 from pnp.core.problems import Finding, Problem, severity_of
 from pnp.core.problems import not_found_before as not_found_before  # re-exported
@@ -172,11 +174,23 @@ def rule_problems(
         return located([*validation.findings(), *cross], options, checked or [])
     # A large project: a forked helper checks and locates the problems of the files in `part`
     # meanwhile (it inherits the index), this process those of the rest and the project-wide ones.
-    helper = Child(_part_problems, loaded, validation, options, checked or [], part)
+    helper = Child(_part_in_child, loaded, validation, options, checked or [], part)
     problems = _part_problems(loaded, validation, options, checked or [], part, mine=False)
     problems += located(list(project_cross_checks(loaded, validation)), options, checked or [])
     validation.take_digests()
-    return problems + (helper.result() or _part_problems(loaded, validation, options, checked or [], part))
+    answer = helper.result()
+    if answer is None:
+        return problems + _part_problems(loaded, validation, options, checked or [], part)
+    take(answer[1])  # what the helper learned of files (which images decode)
+    return problems + answer[0]
+
+
+def _part_in_child(
+    loaded: LoadedProject, validation: Validation, options: CheckOptions, checked: list[Path], part: frozenset[int]
+) -> tuple[list[Problem], list[list[Any]]]:
+    """`_part_problems` in a forked helper, with the file facts it learned (pnp.core.filefacts)."""
+    start_learning()
+    return _part_problems(loaded, validation, options, checked, part), learned()
 
 
 def _part_problems(
@@ -223,11 +237,16 @@ def broken_records(findings: Iterable[tuple[RecordFile, Finding]]) -> set[tuple[
 def located(
     findings: Iterable[tuple[RecordFile, Finding]], options: CheckOptions, checked: list[Path]
 ) -> list[Problem]:
-    """Findings as problems at their line and column, without the codes ignored or the files not checked."""
-    problems: list[Problem] = []
+    """Findings as problems at their line and column, without the codes ignored or the files not
+    checked; a file's findings located together, then what locating them made dropped."""
+    by_file: dict[int, tuple[RecordFile, list[Finding]]] = {}
     for record_file, finding in findings:
         if finding.code in options.ignore or (options.select and finding.code not in options.select):
             continue
         if is_checked(record_file, checked):
-            problems.append(record_file.locate(finding))
+            by_file.setdefault(id(record_file), (record_file, []))[1].append(finding)
+    problems: list[Problem] = []
+    for record_file, found in by_file.values():
+        problems.extend(map(record_file.locate, found))
+        record_file.forget_text()
     return problems

@@ -196,7 +196,7 @@ def _file_findings(root: Path, element: dict[str, Any], at: str) -> Iterator[Fin
 
 def _path_findings(root: Path, value: str, what: str, pointer: str) -> Iterator[Finding]:
     """The same check as a record's x-asset field: inside the project, a file, of the right kind."""
-    from pnp.rules.xrefs import asset_problem
+    from pnp.rules.assets import asset_problem
 
     found = asset_problem(root, value, what, pointer)
     if found is not None and what == "font" and found.code == "missing-asset":

@@ -232,12 +232,17 @@ class Validation:
         (the stored result's digest: pnp.verify.cache); without it, the digest is taken when needed."""
         if self._hasher is None:
             return
-        child, files = self._hasher
+        hasher, files = self._hasher
         self._hasher = None
-        digests = child.result()
+        digests = hasher.result()
         if digests is not None and len(digests) == len(files):
             for record_file, digest in zip(files, digests, strict=True):
                 record_file.digest = digest
+
+    def leave_digests(self) -> None:
+        """Forget the hasher `collect` forked (in a forked copy of this process: its answer goes to
+        the process that forked it, which takes it with `take_digests`)."""
+        self._hasher = None
 
     def _read_share_here(self, share: list[tuple[Path, str]]) -> dict[Path, Read | None]:
         assert self._context is not None
@@ -400,7 +405,9 @@ def _read_share(
                 kinds,
                 one_kind,
                 columns,
-                record_file.item_starts(),  # the main process locates what the cross-checks find with them
+                # found here already where the file has findings: the main process locates what
+                # the cross-checks find with them (elsewhere, found there when it has to)
+                record_file.item_starts() if found or checked else None,
             )
         )
     return reported

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
 from pnp.core.markup import ICON_TOKEN
-from pnp.core.paths import image_problem
 from pnp.core.pointers import escape, unescape
 from pnp.core.problems import Finding
 from pnp.project.facecount import record_copies
@@ -29,6 +28,7 @@ from pnp.project.index import Index, values_at
 from pnp.project.jsonfile import whole_number
 from pnp.project.records import RecordFile
 from pnp.project.schemas import Site
+from pnp.rules.assets import asset_once, asset_problems
 
 if TYPE_CHECKING:
     from pnp.project.facecount import FaceCounter
@@ -107,7 +107,9 @@ def check_records(
     first = index.first
     fast_refs = [(s, s.path[0]) for s in sites if _fast_ref(s)]
     fast_texts = [s.path[0] for s in sites if s.what == "text" and len(s.path) == 1]
-    slow = [s for s in sites if not (_fast_ref(s) or (len(s.path) == 1 and s.what == "text"))]
+    fast_assets = [(s, s.path[0]) for s in sites if s.what == "asset" and len(s.path) == 1 and s.path[0] != "*"]
+    slow = [s for s in sites if not (_fast_ref(s) or (len(s.path) == 1 and s.what in ("text", "asset")))]
+    assets: dict[tuple[str, str], Finding | None] = {}  # each asset's name checked once in this pass
     for record_file in index.files_by_kind.get(kind, []):
         if only is not None and not only(record_file):
             continue
@@ -145,6 +147,7 @@ def check_records(
                     yield record_file, finding
         if fast_texts and record_file.path not in texts_elsewhere:
             yield from _text_problems(record_file, kind, fast_texts, icons, uniform)
+        yield from asset_problems(record_file, kind, fast_assets, root, uniform, assets)
         if slow:
             for i, record in enumerate(record_file.records):
                 if type(record) is not dict or record.get("kind") != kind:
@@ -152,7 +155,7 @@ def check_records(
                 for site in slow:
                     if site.path and site.path[0] not in record:
                         continue
-                    yield from _site_problems(index, site, record_file, i, record, icons, root)
+                    yield from _site_problems(index, site, record_file, i, record, icons, root, assets)
 
 
 def _fast_ref(site: Site) -> bool:
@@ -267,7 +270,14 @@ def _any_of(names: list[str], at: int = 0, depth: int = 0) -> str:
 
 
 def _site_problems(
-    index: Index, site: Site, record_file: RecordFile, i: int, record: dict[str, Any], icons: frozenset[str], root: Path
+    index: Index,
+    site: Site,
+    record_file: RecordFile,
+    i: int,
+    record: dict[str, Any],
+    icons: frozenset[str],
+    root: Path,
+    assets: dict[tuple[str, str], Finding | None] | None = None,
 ) -> Iterator[Located]:
     prefix = record_file.pointer(i)
     for pointer, value in values_at(record, site.path, ""):
@@ -279,7 +289,7 @@ def _site_problems(
                 yield from _icon_problems(record_file, prefix + pointer, value, icons)
         elif site.what == "asset":
             if isinstance(value, str):
-                finding = asset_problem(root, value, site.asset, prefix + pointer)
+                finding = asset_once(root, value, site.asset, prefix + pointer, {} if assets is None else assets)
         elif site.what == "max":
             finding = _max_problem(record, pointer.split("/")[1:], site, value, prefix + pointer)
         elif site.what == "covers":
@@ -450,57 +460,6 @@ def _count_problem(
         f"({counted}); add or remove records, or fix the count{note}",
         pointer,
     )
-
-
-IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
-FONT_MAGIC = (b"\x00\x01\x00\x00", b"true", b"OTTO")
-
-
-def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding | None:
-    """Whether `value` is a readable image or font inside the project (symlinks resolved)."""
-    candidate = Path(value)
-    if candidate.is_absolute() or value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
-        return Finding(
-            "asset-outside-project", f"{value!r} is an absolute path; use a path relative to the project root", pointer
-        )
-    try:
-        resolved = (root / candidate).resolve()
-        inside = resolved.is_relative_to(root.resolve())
-        exists = inside and resolved.is_file()
-    except (OSError, ValueError) as err:  # a name too long, a NUL byte
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        return Finding("missing-asset", f"{asset} {_short(value)!r} is not a usable path: {reason}", pointer)
-    if not inside:
-        return Finding(
-            "asset-outside-project",
-            f"{value!r} points outside the project folder (through ../ or a symlink); keep assets inside the project",
-            pointer,
-        )
-    if not exists and resolved.exists():  # a folder, a pipe, a device: never opened
-        return Finding("bad-asset", f"{asset} {value!r} is not a regular file; name a file of the project", pointer)
-    if not exists:
-        return Finding(
-            "missing-asset",
-            f"{asset} {value!r} does not exist (paths are relative to the project root); check the path or add the file",
-            pointer,
-        )
-    try:
-        with resolved.open("rb") as handle:
-            head = handle.read(16)
-    except OSError as err:
-        return Finding("bad-asset", f"{asset} {value!r} cannot be read: {err.strerror}", pointer)
-    magic = IMAGE_MAGIC if asset == "image" else FONT_MAGIC
-    if asset != "image" and head.startswith(b"ttcf"):
-        return Finding(
-            "bad-asset", f"{value!r} is a font collection (TTC); name a single .ttf or .otf font of it instead", pointer
-        )
-    if not head.startswith(magic):
-        wanted = "a PNG or JPEG image" if asset == "image" else "a TrueType or OpenType font"
-        return Finding("bad-asset", f"{value!r} is not {wanted}; convert it or point at another file", pointer)
-    broken = image_problem(resolved) if asset == "image" else ""
-    if broken:  # what pnp build would find: check promises what build delivers
-        return Finding("bad-asset", f"image {value!r} {broken}", pointer)
-    return None
 
 
 def resolve_relative(record: Any, parts: list[str], relative: str) -> Any:

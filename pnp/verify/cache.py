@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 CACHE_FOLDER = ".pnp-cache"  # pnp.drawing.findings.CACHE_FOLDER (not imported: it loads the records module)
 RESULTS = Path("check") / "results.json"  # inside CACHE_FOLDER; a kind's render cache is KIND.json there
 KEY = Path("check") / "key"  # inside CACHE_FOLDER, beside RESULTS
+FACTS = Path("check") / "facts.json"  # inside CACHE_FOLDER: what pnp.core.filefacts keeps across runs, signed
+MAX_FACTS_BYTES = 64 * 2**20
 KEY_BYTES = 32
 MAX_ENTRIES = 8  # option sets remembered (text and --no-render, --strict, ...): the oldest goes first
 MAX_RESULTS_BYTES = 64 * 2**20
@@ -89,7 +91,9 @@ def checked(
     from pnp.verify.run import CheckOptions, check_project
 
     check_options = CheckOptions(paths=paths, ignore=ignore, select=select, strict=strict, render=render, jobs=jobs)
+    restore_facts(project)  # which images decode, as an earlier run found them (pnp.core.filefacts)
     loaded, result = check_project(project, check_options)
+    keep_facts(project)
     if ticket:
         remember(ticket, result, loaded)
     return loaded, result
@@ -154,7 +158,7 @@ def remember(ticket: Ticket, result: CheckResult, loaded: LoadedProject | None =
         if inputs is None:
             return
         ticket = replace(ticket, inputs=inputs)
-    payload = json.dumps(
+    payload = _compact(
         {
             "files": result.files,
             "records": result.records,
@@ -162,8 +166,7 @@ def remember(ticket: Ticket, result: CheckResult, loaded: LoadedProject | None =
             "problems": [
                 [p.file, p.line, p.column, p.pointer, p.code, p.severity, p.message, p.cell] for p in result.problems
             ],
-        },
-        separators=(",", ":"),
+        }
     )
     entries = _stored(ticket.project)
     entries.pop(ticket.options, None)
@@ -177,9 +180,20 @@ def remember(ticket: Ticket, result: CheckResult, loaded: LoadedProject | None =
     from pnp.core.output import atomic_write
 
     path = ticket.project.output / CACHE_FOLDER / RESULTS
-    text = json.dumps(kept, separators=(",", ":")).encode()
+    text = _compact(kept).encode("utf-8", "surrogatepass")
     with contextlib.suppress(OSError, ConfigError):  # read-only, a linked folder: only slower next time
         atomic_write(path, lambda handle: handle.write(text))
+
+
+def _compact(value: Any) -> str:
+    """`value` as compact JSON: orjson's (several times faster for thousands of problems), or the
+    standard library's where a string holds what orjson refuses (a lone surrogate of a file name)."""
+    import orjson
+
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, separators=(",", ":"))
 
 
 def _mac(ticket: Ticket, caches: str, payload: str) -> str:
@@ -284,6 +298,58 @@ def _caches_digest(project: Project) -> str | None:
             hasher.update(f"{os.path.relpath(path, root)}\0{len(data)}\n".encode("utf-8", "surrogateescape"))
             hasher.update(data)
     return hasher.hexdigest()
+
+
+def restore_facts(project: Project) -> None:
+    """Take back the file facts an earlier run kept (pnp.core.filefacts: which images decode, file
+    digests), when their signature verifies: a forged file could call a decompression bomb sound."""
+    from pnp.core.filefacts import restore
+    from pnp.core.paths import RefusedFile, read_regular
+
+    key = existing_key(project)
+    if key is None:
+        return
+    try:
+        data = json.loads(read_regular(project.output / CACHE_FOLDER / FACTS, MAX_FACTS_BYTES, project.root))
+    except (RefusedFile, ValueError):
+        return
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), str) or not isinstance(data.get("mac"), str):
+        return
+    if not hmac.compare_digest(data["mac"], _facts_mac(key, data["facts"])):
+        return
+    try:
+        entries = json.loads(data["facts"])
+    except ValueError:
+        return
+    if isinstance(entries, list):
+        restore(project.root, entries)
+        _KEPT[str(project.root)] = data["facts"]
+
+
+def keep_facts(project: Project) -> None:
+    """Keep the file facts this run learned for the next (see `restore_facts`), signed."""
+    from pnp.core.filefacts import kept, learned
+    from pnp.core.output import atomic_write
+
+    if not learned():
+        return
+    key = project_key(project)
+    if key is None:
+        return
+    payload = json.dumps(kept(project.root), separators=(",", ":"))
+    if _KEPT.get(str(project.root)) == payload:
+        return  # what is kept already: not written again (a render cache's time is its identity)
+    _KEPT[str(project.root)] = payload
+    text = json.dumps({"mac": _facts_mac(key, payload), "facts": payload}, separators=(",", ":")).encode()
+    with contextlib.suppress(OSError, ConfigError):  # read-only, a linked folder: only slower next time
+        atomic_write(project.output / CACHE_FOLDER / FACTS, lambda handle: handle.write(text))
+
+
+_KEPT: dict[str, str] = {}  # project root -> the facts payload stored in its output folder, as last read or written
+
+
+def _facts_mac(key: bytes, payload: str) -> str:
+    return hmac.new(key, b"facts\0" + payload.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
 
 
 def project_key(project: Project) -> bytes | None:

@@ -58,10 +58,11 @@ def check_loaded(
     if validation is None:
         validation = Validation()
         validation.loaded = loaded
-    problems = rule_problems(loaded, validation, options, checked)
-    sheet_errors = any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
-    sheets = options.render and not sheet_errors and not loaded.project.data_only  # broken sheet files: said
     cards = options.render and has_layouts(loaded.project)
+    rules = _rules_elsewhere(loaded, validation, options, checked) if cards else None  # while cards are drawn
+    problems = rule_problems(loaded, validation, options, checked) if rules is None else []
+    sheet_errors = _sheet_errors(problems)
+    sheets = options.render and not sheet_errors and not loaded.project.data_only  # broken sheet files: said
     elsewhere = _sheets_elsewhere(loaded, options) if sheets and cards else None  # laid out meanwhile
     if cards:
         from pnp.drawing.findings import render_findings
@@ -69,7 +70,21 @@ def check_loaded(
         broken = broken_records(validation.findings())
         reserved = 0 if elsewhere is None else 1  # a core lays the sheets out
         drawn = render_findings(loaded, broken, options.render_cache, jobs=options.jobs, reserved=reserved)
+        if rules is not None:
+            answer = rules.result()
+            if answer is not None:
+                from pnp.core.filefacts import take
+
+                problems, facts = answer
+                take(facts)
+            else:
+                problems = rule_problems(loaded, validation, options, checked)
+            validation.take_digests()  # the child's are its own (pnp.verify.cache uses them)
+            sheet_errors = _sheet_errors(problems)
+            sheets = sheets and not sheet_errors
         problems.extend(not_found_before(problems, located(drawn, options, checked)))
+    if elsewhere is not None and not sheets:
+        elsewhere.result()  # laid out for nothing (a sheet file is broken): collected, not used
     if sheets:
         laid_out = None if elsewhere is None else _by_file(loaded, elsewhere.result())
         if laid_out is None:  # laid out here: no other core, or the child failed
@@ -85,6 +100,41 @@ def check_loaded(
         found = located(translation_findings(loaded, options.render, sheets, cache, too_tall), options, checked)
         problems.extend(found)
     return finish(problems)
+
+
+def _sheet_errors(problems: list[Problem]) -> bool:
+    """Whether a sheet file is broken (then no sheet is laid out: its error says what to fix)."""
+    return any(p.code.startswith("sheet-") and p.severity == "error" for p in problems)
+
+
+def _rules_elsewhere(
+    loaded: LoadedProject, validation: Validation, options: CheckOptions, checked: list[Path]
+) -> Child[tuple[list[Problem], list[list[Any]]]] | None:
+    """The rules (`rule_problems`: cross-checks, project files) run in a forked child while this
+    process imports the drawing stage and draws the cards, on a machine with another core (not
+    with --jobs 1, nor in a process with threads: `pnp watch` checks in its own). What drawing
+    skips needs only the schema findings, known once the files are read (`broken_records`)."""
+    import threading
+
+    from pnp.core.workers import Child, can_fork, usable_cores
+
+    if options.jobs == 1 or not can_fork() or threading.active_count() > 1:
+        return None
+    if options.jobs == 0 and usable_cores() < 2:
+        return None
+    validation.findings()  # every file validated here first: what drawing skips is read from them
+    return Child(_rules_in_child, loaded, validation, options, checked)
+
+
+def _rules_in_child(
+    loaded: LoadedProject, validation: Validation, options: CheckOptions, checked: list[Path]
+) -> tuple[list[Problem], list[list[Any]]]:
+    """`rule_problems`, and the file facts learned finding them (pnp.core.filefacts)."""
+    from pnp.core.filefacts import learned, start_learning
+
+    start_learning()
+    validation.leave_digests()  # the forked hasher answers this process's parent, not this process
+    return rule_problems(loaded, validation, options, checked), learned()
 
 
 def broken_record_paths(loaded: LoadedProject, validation: Validation) -> frozenset[tuple[Path, int]]:
