@@ -1,5 +1,5 @@
 """`pnp build`'s check run by a forked child while the build imports the drawing stage
-(pnp.outputs.build.checked_meanwhile): the files and every message are those of one process, and
+(pnp.outputs.buildcheck.checked_meanwhile): the files and every message are those of one process, and
 a build whose check finds an error still writes nothing."""
 
 from __future__ import annotations

@@ -9,12 +9,8 @@ schema error is drawn all the same, and the errors are reported); each file is w
 from __future__ import annotations
 
 import collections
-import contextlib
-import gc
 import hashlib
 import re
-import sys
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -33,6 +29,7 @@ from pnp.core.output import (
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
 from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
+from pnp.outputs.buildcheck import checked_meanwhile
 from pnp.project.config import Project
 
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
@@ -95,7 +92,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     restore_facts(project)  # which images decode, as an earlier check or build found them (pnp.core.filefacts)
     home = project  # where the facts are kept (a language build writes into output/LANG/)
     loaded = load_project_records(project)
-    problems = checked_meanwhile(loaded, options)  # by a child, while this process loads the drawing stage
+    problems = checked_meanwhile(loaded, options.jobs, options.keep_going)  # by a child, while drawing is loaded
     left_out: frozenset[tuple[Path, int]] = frozenset()
     if problems is None:
         from pnp.verify.run import CheckOptions, Validation, broken_record_paths, check_loaded
@@ -138,71 +135,6 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
 
     keep_facts(home)
     return result
-
-
-PRESET_IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ppm", ".pgm", ".pbm")  # PIL.Image.preinit's formats
-
-
-def checked_meanwhile(loaded: LoadedProject, options: BuildOptions) -> list[Problem] | None:
-    """What the build's check finds (`check_loaded` without drawing), found by a forked child
-    while this process imports the drawing stage, which a build that passes needs next: the
-    rules, the schema validation and the cross-checks (and their imports) leave the start-up
-    path of a small build. The answer is waited for before anything is drawn, so a build with
-    errors still writes nothing. None: to check here (one core, --jobs 1, --keep-going, which
-    needs the check's own reading for the records it leaves out; a process that imported the
-    drawing stage already, such as `pnp watch`'s; or the child failed)."""
-    from pnp.core.workers import Child, can_fork, usable_cores
-
-    if options.jobs == 1 or options.keep_going or not can_fork() or (options.jobs == 0 and usable_cores() < 2):
-        return None
-    if options.jobs == 0 and "pnp.drawing.render" in sys.modules:  # imported already (pnp watch):
-        return None  # nothing to do meanwhile, unless --jobs asks for more processes
-    layouts = loaded.layouts  # read once, before the fork: both processes need them
-    with _imported_for_good():  # and these: the check decodes images with PIL, drawing imports it too
-        import PIL.Image
-
-        from pnp.drawing.faces import static_files
-
-        root = loaded.project.root
-        if any(p.suffix.lower() in PRESET_IMAGES for v in layouts.layouts.values() for p in static_files(root, v)):
-            PIL.Image.preinit()  # a layout's picture: both decode it, with the readers this loads
-    child = Child(_static_problems, loaded)
-    with _imported_for_good():
-        import pnp.drawing.combine
-        import pnp.drawing.findings
-        import pnp.drawing.render
-        import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
-    answer = child.result()
-    if answer is None:
-        return None
-    from pnp.core.filefacts import take
-
-    problems, facts = answer
-    take(facts)  # what the child learned of files (the images it decoded): drawing does not decode them again
-    return problems
-
-
-@contextlib.contextmanager
-def _imported_for_good() -> Iterator[None]:
-    """Modules live to the end: imported without collections, then frozen (never walked again,
-    as pnp.cli does for its own); before a fork, the child starts with no young collection due."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if collecting:
-            gc.enable()
-
-
-def _static_problems(loaded: LoadedProject) -> tuple[list[Problem], list[list[Any]]]:
-    """In the forked child: what the check finds, and what it learned of files (pnp.core.filefacts)."""
-    from pnp.core.filefacts import learned, start_learning
-    from pnp.verify.run import CheckOptions, check_loaded
-
-    start_learning()
-    return list(check_loaded(loaded, CheckOptions(render=False))), learned()
 
 
 def _build_checked(
