@@ -223,10 +223,10 @@ def test_a_files_keys_are_taken_from_the_last_check_while_its_records_and_images
 
     made, files, own = keys({})
     assert made == own and len(files) == 2
-    assert sorted(entry[3:] for entry in files.values()) == sorted([own[:half], own[half:]])
+    assert sorted(entry[4:] for entry in files.values()) == sorted([own[:half], own[half:]])
     first = next(name for name in files if name.endswith("/cards.json"))
     assert "art/moon.png" in files[first][1].split("\0")
-    stored = {name: [*entry[:3], *(f"stored-{n}" for n in range(len(entry) - 3))] for name, entry in files.items()}
+    stored = {name: [*entry[:4], *(f"stored-{n}" for n in range(len(entry) - 4))] for name, entry in files.items()}
     made, _, own = keys(stored)
     assert made == [f"stored-{n}" for n in range(half)] + [f"stored-{n}" for n in range(len(records) - half)]
     edit(more, 0, name="Renamed")

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from pnp.core.problems import Finding, sound_finding
+from pnp.drawing.facekeys import CACHE_MAX_BYTES, KEYS_FOLDER, read_keys, write_keys
 from pnp.project.records import RecordFile
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
 
 Located = tuple[RecordFile, Finding]
 Origin = tuple[RecordFile, int]
-CACHE_MAX_BYTES = 64 * 1024 * 1024
 
 
 class DrawCounter:
@@ -53,15 +53,21 @@ def kind_findings(
     counter: DrawCounter | None = None,
     jobs: int = 0,
     reserved: int = 0,
+    signing_key: bytes | None = None,
 ) -> list[Located]:
     """What drawing `records` of `kind` finds, located; drawing only the faces not in the cache
-    (`jobs`, `reserved`: as `draw_faces`)."""
+    (`jobs`, `reserved`: as `draw_faces`; `signing_key`: the project's, which signs the faces'
+    keys kept per record file, see `read_keys`)."""
     from pnp.drawing.locate import place
 
     layout_key = digests.layout_key(layout, kind)
     stored = _read(cache_file, loaded.project.root) if cache_file is not None else {}
     same_layout = stored.get("layout_key") == layout_key
-    keys, files = digests.keys_by_file(layout, kind, records, stored.get("files", {}) if same_layout else {})
+    keys_path = cache_file.parent / KEYS_FOLDER / cache_file.name if cache_file is not None else None  # keys_file
+    known = read_keys(keys_path, layout_key, signing_key, loaded.project.root)
+    keys, files = digests.keys_by_file(layout, kind, records, known)
+    if files != known:
+        write_keys(keys_path, layout_key, files, signing_key)
     records_key = hashlib.sha256("\n".join(keys).encode()).hexdigest()
     faces: dict[str, list[Finding]] = stored.get("faces", {}) if same_layout else {}
     own: list[Finding] = stored.get("layout", []) if same_layout else []
@@ -105,9 +111,7 @@ def kind_findings(
                 if (id(origin[0]), origin[1]) in by_origin:
                     faces[key] = by_origin[(id(origin[0]), origin[1])]
         if cache_file is not None:
-            _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces, files))
-    elif cache_file is not None and files != stored.get("files"):  # the same faces, from other files
-        _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces, files))
+            _write(cache_file, _payload(layout_key, keys, own, bleed, imposed, counted, faces))
     drawn_now = [
         (origin, finding) for (origin, _), key in zip(records, keys, strict=True) for finding in faces.get(key, [])
     ]
@@ -122,10 +126,8 @@ def _payload(
     imposed: list[Finding],
     counted: list[Finding] | None,
     faces: dict[str, list[Finding]],
-    files: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     return {
-        "files": files or {},  # per record file: the digest of its records, then their keys (FaceDigests.keys_by_file)
         "layout_key": layout_key,
         "records_key": hashlib.sha256("\n".join(keys).encode()).hexdigest(),
         "layout": own,
@@ -178,7 +180,6 @@ def _read(path: Path, root: Path) -> dict[str, Any]:
             out[name] = [Finding(**item) for item in stored[name]]
         out["expand"] = None if stored["expand"] is None else [Finding(**item) for item in stored["expand"]]
         out["faces"] = {str(k): [Finding(**item) for item in v] for k, v in stored["faces"].items()}
-        out["files"] = {str(k): [str(x) for x in v] for k, v in stored.get("files", {}).items()}
     except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}  # no cache, or one this pnp cannot read: draw again
     every = [f for name in ("layout", "bleed", "impose", "expand") for f in out[name] or ()]

@@ -74,6 +74,7 @@ class FaceDigests:
         self._icons: list[Path] | None = None  # layouts/icons.json's images: the same for every layout
         self._records: dict[int, bytes] = {}  # id(record) -> its content digest (the loaded project holds it)
         self._rare: dict[int, bytes] = {}  # id(record) -> its serialised bytes outside printable ASCII, if any
+        self._rare_known: set[int] = set()  # id(record): its `_rare` known (digested, or taken with its file's)
         self._keys: dict[tuple[str, str], dict[int, str]] = {}  # (layout, kind) -> id(record) -> record_keys's
 
     def sharing(self, *options: Any) -> FaceDigests:
@@ -81,7 +82,7 @@ class FaceDigests:
         reading each file and the icons' paths, and serialising each record, once for both."""
         other = FaceDigests(self.loaded, *options, files=self.files)
         other._icons = self.icons()
-        other._records, other._rare = self._records, self._rare
+        other._records, other._rare, other._rare_known = self._records, self._rare, self._rare_known
         return other
 
     def record_digest(self, record: Record) -> bytes:
@@ -103,12 +104,16 @@ class FaceDigests:
             made[id(record)] = sha256(dumped).digest()
             if not dumped.isascii() or b"\x7f" in dumped:  # else nothing outside printable ASCII
                 rare_of[id(record)] = dumped.translate(None, PRINTABLE_ASCII)
+            self._rare_known.add(id(record))
         return [made[id(record)] for record in records]
 
     def rare_bytes(self, record: Record) -> bytes:
         """The record's serialised bytes outside printable ASCII (UTF-8 sequences whole): what its
-        text adds to the characters its fonts are preset with (pnp.drawing.facestore.kind_preset)."""
-        self.record_digest(record)
+        text adds to the characters its fonts are preset with (pnp.drawing.facestore.kind_preset).
+        For a file whose keys `keys_by_file` took from the last run, its first record has what all
+        of its records have (the preset is a set of characters), the others nothing."""
+        if id(record) not in self._rare_known:
+            self.record_digest(record)
         return self._rare.get(id(record), b"")
 
     def icons(self) -> list[Path]:
@@ -136,12 +141,13 @@ class FaceDigests:
         self, layout: Layout, kind: str, records: list[tuple[Any, Record]], known: dict[str, list[str]]
     ) -> tuple[list[str], dict[str, list[str]]]:
         """`record_keys` of `records` (((record file, index), record), a kind's records in file
-        order), and what lets the next check take them back, per file (by its display name): the
+        order), and what lets the next run take them back, per file (by its display name): the
         digest of its records, the files they show (their names; the digest of their contents),
-        then their keys. A file whose records serialise as `known` has it and whose shown files
-        are unchanged takes its keys from there: after an edit of one card, one file's records are
-        keyed one by one, not every record. Not for a layout whose faces read records through
-        `ref`; `known` must come from the same layout key (pnp.drawing.facecache keeps both)."""
+        their bytes outside printable ASCII (hex: the fonts' preset), then their keys. A file whose
+        records serialise as `known` has it and whose shown files are unchanged takes its keys
+        from there: after an edit of one card, one file's records are keyed one by one, not every
+        record. Not for a layout whose faces read records through `ref`; `known` must come from the
+        same layout key (pnp.drawing.facecache keeps both)."""
         _, uses_refs, sources, asset_paths = self._layout(layout, kind)
         if uses_refs == "fields":
             return self.record_keys(layout, kind, [record for _, record in records]), {}
@@ -154,16 +160,20 @@ class FaceDigests:
             own = [record for _, record in group]
             digest = hashlib.sha256(_dumps(own)).hexdigest()
             stored = known.get(name)
-            same = stored is not None and len(stored) == len(own) + 3 and stored[0] == digest
+            same = stored is not None and len(stored) == len(own) + 4 and stored[0] == digest
             contents = self._shown_digest(stored[1]) if stored is not None and same else None
-            if stored is not None and same and stored[2] == contents:
-                shown, found = stored[1], stored[3:]
+            if stored is not None and same and stored[2] == contents and _is_hex(stored[3]):
+                shown, rare, found = stored[1], stored[3], stored[4:]
                 made.update(zip(map(id, own), found, strict=True))
+                self._rare_known.update(map(id, own))
+                if rare:
+                    self._rare[id(own[0])] = bytes.fromhex(rare)
             else:
                 found = self.record_keys(layout, kind, own)
                 shown = "\0".join(sorted({n for record in own for n in self._shown(record, sources, asset_paths)}))
                 contents = self._shown_digest(shown)
-            files[name] = [digest, shown, contents or "", *found]
+                rare = b"".join(self.rare_bytes(record) for record in own).hex()
+            files[name] = [digest, shown, contents or "", rare, *found]
             keys += found
         return keys, files
 
@@ -263,6 +273,14 @@ class FaceDigests:
         known = (hasher.hexdigest(), uses_refs, src_templates(layout), assets)
         self._layouts[cache_key] = known
         return known
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _ref_use(layout: Layout) -> str:

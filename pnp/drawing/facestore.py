@@ -15,7 +15,7 @@ path, so a warm build writes the same bytes (tests/test_face_store.py).
 The store of a kind is one file, output/.pnp-cache/faces/<kind>.faces, holding only the faces of
 the last build (stale ones are dropped each time), each distinct drawing once, at most
 `STORE_MAX_BYTES`. It lives in the output folder, which a pull request could ship, so it is
-signed with the project's key (pnp.verify.cache.project_key: a key file's bytes and its identity
+signed with the project's key (pnp.verify.keys.project_key: a key file's bytes and its identity
 on this disk) and ignored, never trusted, when its signature, its form or its key does not match.
 A document whose fonts met a character that was not preset keeps nothing, and a warm build that
 finds one draws the kind again from scratch.
@@ -523,10 +523,24 @@ def _font(name: str) -> Any:
     return getFont(name)
 
 
-def face_keys(loaded: Any, layout: Any, kind: str, digests: Any) -> dict[int, str]:
-    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests)."""
-    records = [record for _, _, record in loaded.records(kind)]
-    return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True))
+def face_keys(
+    loaded: Any, layout: Any, kind: str, digests: Any, kept: Path | None = None, signing_key: bytes | None = None
+) -> tuple[dict[int, str], Any]:
+    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests),
+    and what keeps them per record file for the next run (a pnp.drawing.facecache.KeptKeys to save
+    once the build succeeded; None). `kept`: where the check and the build keep them, signed with
+    `signing_key`; a file whose records did not change takes its keys from there."""
+    if kept is None or not signing_key:
+        records = [record for _, _, record in loaded.records(kind)]
+        return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True)), None
+    from pnp.drawing.facekeys import KeptKeys, read_keys
+
+    pairs = [((f, i), r) for f, i, r in loaded.records(kind)]
+    layout_key = digests.layout_key(layout, kind)
+    known = read_keys(kept, layout_key, signing_key, loaded.project.root)
+    keys, files = digests.keys_by_file(layout, kind, pairs, known)
+    later = KeptKeys(kept, layout_key, files) if files != known else None
+    return dict(zip((id(record) for _, record in pairs), keys, strict=True)), later
 
 
 def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:

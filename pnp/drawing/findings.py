@@ -240,6 +240,15 @@ def check_cache_file(project: Project, kind: str) -> Path:
     return project.output / CACHE_FOLDER / f"{kind}.json"
 
 
+def keys_file(project: Project, kind: str) -> Path:
+    """Where the check and the build keep `kind`'s face keys per record file (beside the check's
+    cache: pnp.drawing.facecache.read_keys)."""
+    from pnp.drawing.facekeys import KEYS_FOLDER
+
+    cache = check_cache_file(project, kind)
+    return cache.parent / KEYS_FOLDER / cache.name
+
+
 def render_findings(
     loaded: LoadedProject,
     broken: AbstractSet[tuple[int, int]] = frozenset(),
@@ -247,9 +256,11 @@ def render_findings(
     counter: DrawCounter | None = None,
     jobs: int = 0,
     reserved: int = 0,
+    signing_key: bytes | None = None,
 ) -> list[Located]:
     """`pnp check`: draw every kind with a layout into a throwaway PDF, as `pnp build` does
-    (`jobs`, `reserved`: the processes drawing a kind, pnp.drawing.facecache.draw_faces).
+    (`jobs`, `reserved`: the processes drawing a kind, pnp.drawing.facecache.draw_faces;
+    `signing_key`: the project's, for the faces' keys kept per record file).
 
     Records in `broken` ((file id, index); index -1: the whole file) are not drawn: they failed
     their schema, and what drawing them finds follows from that error. With `use_cache`, only
@@ -288,7 +299,11 @@ def render_findings(
             if not broken or ((id(f), i) not in broken and (id(f), -1) not in broken)
         ]
         cache_file = check_cache_file(project, kind) if use_cache else None
-        found.extend(kind_findings(loaded, layout, kind, spec, records, digests, cache_file, counter, jobs, reserved))
+        found.extend(
+            kind_findings(
+                loaded, layout, kind, spec, records, digests, cache_file, counter, jobs, reserved, signing_key
+            )
+        )
     return found
 
 

@@ -35,6 +35,7 @@ from pnp.project.config import Project
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
     from pnp.core.workers import Child
     from pnp.drawing.combine import Part
+    from pnp.drawing.facekeys import KeptKeys
     from pnp.drawing.facestore import FaceStore
     from pnp.drawing.readme import ReadMe
     from pnp.project.layout import Layout
@@ -117,14 +118,14 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
 
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
-    stores: list[FaceStore] = []
+    stores: list[FaceStore | KeptKeys] = []
     with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
         result = _build_checked(project, options, loaded, layouts, problems, localized, stores)
         if result.exit_code and not options.keep_going:
             run.discard()
             return BuildResult((), (), result.problems)
     if stores:  # the faces drawn, kept for the next build (pnp.drawing.facestore), signed with the project's key
-        from pnp.verify.cache import project_key
+        from pnp.verify.keys import project_key
 
         key = project_key(project)
         for store in stores:
@@ -144,18 +145,19 @@ def _build_checked(
     layouts: Any,
     problems: list[Problem],
     localized: Localized | None = None,
-    stores: list[FaceStore] | None = None,
+    stores: list[FaceStore | KeptKeys] | None = None,
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun.
     `localized`: a language build (drawing's findings in translated text go to the catalog);
-    `stores` gets the face store of each kind drawn, for the caller to keep once the run is done."""
+    `stores` gets the face store of each kind drawn (and its faces' keys per record file), for the
+    caller to keep once the run is done."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
     from pnp.drawing.faces import FaceDigests
     from pnp.drawing.facestore import face_keys, kind_preset, kind_store
-    from pnp.drawing.findings import check_cache_file, check_digests, code_digest, kind_digest, render_kind
+    from pnp.drawing.findings import check_cache_file, check_digests, code_digest, keys_file, kind_digest, render_kind
     from pnp.outputs.readmefile import documents_of, settled_read_me
-    from pnp.verify.cache import existing_key
+    from pnp.verify.keys import existing_key
 
     spec = sheet_spec(project, options)
     manifest = Manifest(project.output, project.root)
@@ -181,6 +183,7 @@ def _build_checked(
     # findings it keeps for the check are keyed by the digests the faces were drawn under
     face_digests = check_digests(loaded, code) if as_checked else FaceDigests(loaded, code)
     digests_checked = face_digests if as_checked else None
+    signing = existing_key(project) if as_checked else None  # signs the faces' keys kept per record file
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
     # each sheet's label names its kind by the schema's title; a translation has no catalog entry
     # for it, so a language build keeps the kind's key (no source-language words on its pages)
@@ -190,7 +193,10 @@ def _build_checked(
         game = project.game(kind)
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
-        faces = face_keys(loaded, layout, kind, face_digests)  # a record a face shows through `ref` too
+        kept = keys_file(project, kind) if digests_checked is not None else None  # the check's keys, shared
+        faces, later = face_keys(loaded, layout, kind, face_digests, kept, signing)  # and through `ref`
+        if later is not None and stores is not None:
+            stores.append(later)  # kept once the build succeeded, as the face stores are
         preset = kind_preset(loaded, layout, kind, labels.get(kind, kind), face_digests)  # in its bytes
         geometry = (own.margin, own.orientation, own.columns, own.rows, own.per_page, own.mix_sizes)  # [paper]
         key = kind_digest(

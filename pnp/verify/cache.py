@@ -35,16 +35,15 @@ from pnp.core.problems import Problem
 from pnp.project import stamp
 from pnp.project.config import ConfigError, Project
 from pnp.rules.result import CheckResult
+from pnp.verify.keys import existing_key, project_key
 
 if TYPE_CHECKING:
     from pnp.project.loaded import LoadedProject
 
 CACHE_FOLDER = ".pnp-cache"  # pnp.drawing.findings.CACHE_FOLDER (not imported: it loads the records module)
 RESULTS = Path("check") / "results.json"  # inside CACHE_FOLDER; a kind's render cache is KIND.json there
-KEY = Path("check") / "key"  # inside CACHE_FOLDER, beside RESULTS
 FACTS = Path("check") / "facts.json"  # inside CACHE_FOLDER: what pnp.core.filefacts keeps across runs, signed
 MAX_FACTS_BYTES = 64 * 2**20
-KEY_BYTES = 32
 MAX_ENTRIES = 8  # option sets remembered (text and --no-render, --strict, ...): the oldest goes first
 MAX_RESULTS_BYTES = 64 * 2**20
 MAX_CACHE_BYTES = 64 * 2**20  # render caches hashed; beyond it, no fast path
@@ -350,40 +349,3 @@ _KEPT: dict[str, str] = {}  # project root -> the facts payload stored in its ou
 
 def _facts_mac(key: bytes, payload: str) -> str:
     return hmac.new(key, b"facts\0" + payload.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
-
-
-def project_key(project: Project) -> bytes | None:
-    """The signing key: the key file's bytes and its identity on this disk, made on first use;
-    None when the output folder cannot hold one (then there is no fast path)."""
-    path = project.output / CACHE_FOLDER / KEY
-    key = _read_key(path)
-    if key is None:
-        from pnp.core.output import atomic_write
-
-        with contextlib.suppress(OSError, ConfigError):  # read-only, a linked folder: no fast path
-            atomic_write(path, lambda handle: handle.write(os.urandom(KEY_BYTES)))
-        key = _read_key(path)
-    return key
-
-
-def existing_key(project: Project) -> bytes | None:
-    """The signing key when there is one already (none is made)."""
-    return _read_key(project.output / CACHE_FOLDER / KEY)
-
-
-def _read_key(path: Path) -> bytes | None:
-    """The key's bytes and (device, inode, change time): a regular file only, never a link."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(descriptor)
-        data = os.read(descriptor, KEY_BYTES + 1) if stat.S_ISREG(info.st_mode) else b""
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
-    if len(data) != KEY_BYTES or info.st_ctime_ns % 1_000_000_000 == 0:
-        return None  # not a key pnp made, or a disk whose whole-second times a forger could guess
-    return data + f"\0{info.st_dev}:{info.st_ino}:{info.st_ctime_ns}".encode()

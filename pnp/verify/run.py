@@ -66,10 +66,14 @@ def check_loaded(
     elsewhere = _sheets_elsewhere(loaded, options) if sheets and cards else None  # laid out meanwhile
     if cards:
         from pnp.drawing.findings import render_findings
+        from pnp.verify.keys import existing_key
 
         broken = broken_records(validation.findings())
         reserved = 0 if elsewhere is None else 1  # a core lays the sheets out
-        drawn = render_findings(loaded, broken, options.render_cache, jobs=options.jobs, reserved=reserved)
+        key = existing_key(loaded.project) if options.render_cache else None  # signs the faces' keys per file
+        drawn = render_findings(
+            loaded, broken, options.render_cache, jobs=options.jobs, reserved=reserved, signing_key=key
+        )
         if rules is not None:
             answer = rules.result()
             if answer is not None:

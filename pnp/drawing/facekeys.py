@@ -1,0 +1,75 @@
+"""A kind's face keys per record file (pnp.drawing.faces.FaceDigests.keys_by_file), kept by the
+check and the build for the next run, signed with the project's key: a file whose records did
+not change takes its keys from there instead of serialising and hashing each record again."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+CACHE_MAX_BYTES = (
+    64 * 1024 * 1024
+)  # a kind's caches (the check's findings, the faces' keys): far less in any real project
+KEYS_FOLDER = "keys"  # beside a kind's cache: its faces' keys per record file (FaceDigests.keys_by_file)
+
+
+def read_keys(path: Path | None, layout_key: str, key: bytes | None, root: Path) -> dict[str, list[str]]:
+    """The faces' keys per record file the last check or build kept for this layout key, when
+    their signature verifies ({} else): a build copies the face a key names, so a forged list
+    could put one card's face on another; the project's key signs it (pnp.verify.keys)."""
+    from pnp.core.paths import RefusedFile, read_regular
+
+    if path is None or not key:
+        return {}
+    try:
+        stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES, root))
+        payload, mac = stored["payload"], stored["mac"]
+        if not isinstance(payload, str) or not isinstance(mac, str):
+            return {}
+        if not hmac.compare_digest(mac, _keys_mac(key, payload)):
+            return {}
+        inner = orjson.loads(payload)
+        files = inner["files"] if inner.get("layout_key") == layout_key else {}
+    except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+    if not isinstance(files, dict):
+        return {}
+    return {
+        name: entry
+        for name, entry in files.items()
+        if isinstance(entry, list) and len(entry) >= 4 and all(isinstance(x, str) for x in entry)
+    }
+
+
+def write_keys(path: Path | None, layout_key: str, files: dict[str, list[str]], key: bytes | None) -> None:
+    """Keep the faces' keys per record file for the next run (`read_keys`), signed."""
+    from pnp.core.output import atomic_write
+
+    if path is None or not key or not files:
+        return
+    payload = orjson.dumps({"layout_key": layout_key, "files": files}).decode()
+    data = orjson.dumps({"mac": _keys_mac(key, payload), "payload": payload})
+    with contextlib.suppress(OSError):  # a read-only checkout: only slower next time
+        atomic_write(path, lambda handle: handle.write(data))
+
+
+@dataclass(frozen=True)
+class KeptKeys:
+    """The faces' keys per record file a build made, kept once the build has succeeded (`save`,
+    as the face store is: a failed build writes nothing)."""
+
+    path: Path
+    layout_key: str
+    files: dict[str, list[str]]
+
+    def save(self, key: bytes | None) -> None:
+        write_keys(self.path, self.layout_key, self.files, key)
+
+
+def _keys_mac(key: bytes, payload: str) -> str:
+    return hmac.new(key, b"face keys\0" + payload.encode(), hashlib.sha256).hexdigest()
