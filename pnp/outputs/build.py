@@ -93,7 +93,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
     restore_facts(project)  # which images decode, as an earlier check or build found them (pnp.core.filefacts)
     home = project  # where the facts are kept (a language build writes into output/LANG/)
     loaded = load_project_records(project)
-    problems = checked_meanwhile(loaded, options.jobs, options.keep_going)  # by a child, while drawing is loaded
+    ahead: dict[str, Any] = {}  # the faces' keys, made while the child checks (see _keys_ahead)
+    meanwhile = partial(_keys_ahead, project, options, loaded, ahead)
+    problems = checked_meanwhile(loaded, options.jobs, options.keep_going, meanwhile)  # by a child, meanwhile
     left_out: frozenset[tuple[Path, int]] = frozenset()
     if problems is None:
         from pnp.verify.run import CheckOptions, Validation, broken_record_paths, check_loaded
@@ -120,7 +122,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
     stores: list[FaceStore | KeptKeys] = []
     with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
-        result = _build_checked(project, options, loaded, layouts, problems, localized, stores)
+        result = _build_checked(project, options, loaded, layouts, problems, localized, stores, ahead)
         if result.exit_code and not options.keep_going:
             run.discard()
             return BuildResult((), (), result.problems)
@@ -146,11 +148,12 @@ def _build_checked(
     problems: list[Problem],
     localized: Localized | None = None,
     stores: list[FaceStore | KeptKeys] | None = None,
+    ahead: dict[str, Any] | None = None,
 ) -> BuildResult:
     """Render a project that passed its check; outputs are staged by the caller's OutputRun.
     `localized`: a language build (drawing's findings in translated text go to the catalog);
     `stores` gets the face store of each kind drawn (and its faces' keys per record file), for the
-    caller to keep once the run is done."""
+    caller to keep once the run is done; `ahead`: the faces' keys `_keys_ahead` made."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
     from pnp.drawing.faces import FaceDigests
@@ -172,16 +175,12 @@ def _build_checked(
     # What drawing finds is kept for `pnp check` too, when it draws what the check would draw: the
     # project's paper and margins, every record (no error left any out), no translation.
     as_checked = (
-        options.paper.lower() == project.paper.lower()
-        and options.duplex in ("long", "short")
-        and options.margin_mm is None
-        and options.orientation is None
-        and localized is None
-        and not any(p.severity == "error" for p in problems)
+        _draws_as_checked(project, options) and localized is None and not any(p.severity == "error" for p in problems)
     )
     # the faces' digests: `pnp check`'s own where the build draws what the check draws, so that the
     # findings it keeps for the check are keyed by the digests the faces were drawn under
-    face_digests = check_digests(loaded, code) if as_checked else FaceDigests(loaded, code)
+    warm = ahead.get("") if ahead and as_checked else None  # made while the check ran: the same digests
+    face_digests = warm or (check_digests(loaded, code) if as_checked else FaceDigests(loaded, code))
     digests_checked = face_digests if as_checked else None
     signing = existing_key(project) if as_checked else None  # signs the faces' keys kept per record file
     holds = kind_holds(loaded, layouts, kinds, spec, options)  # a face that does not fit: ConfigError at [paper]
@@ -194,7 +193,10 @@ def _build_checked(
         target = out_root / game.folder / f"{kind}.pdf"
         own = with_cutting(spec, layout.cutting, project.gutter_mm * MM)  # a layout's own cutting style
         kept = keys_file(project, kind) if digests_checked is not None else None  # the check's keys, shared
-        faces, later = face_keys(loaded, layout, kind, face_digests, kept, signing)  # and through `ref`
+        if warm is not None and ahead and kind in ahead:
+            faces, later = ahead[kind]
+        else:
+            faces, later = face_keys(loaded, layout, kind, face_digests, kept, signing)  # and through `ref`
         if later is not None and stores is not None:
             stores.append(later)  # kept once the build succeeded, as the face stores are
         preset = kind_preset(loaded, layout, kind, labels.get(kind, kind), face_digests)  # in its bytes
@@ -347,6 +349,39 @@ def _build_checked(
         tuple(sheets),
         holds=told,
         removed=tuple(removed),
+    )
+
+
+def _keys_ahead(project: Project, options: BuildOptions, loaded: LoadedProject, into: dict[str, Any]) -> None:
+    """The faces' keys of the kinds to build (`face_keys`: a build that draws what the check
+    draws keys them with the check's digests), made while the forked check still works: at 10,000
+    cards it answered after the drawing stage's imports. Put in `into` (the digests under "");
+    nothing when the build is not such a build, or when anything fails (made again, and said, later)."""
+    from pnp.drawing.facestore import face_keys
+    from pnp.drawing.findings import check_digests, code_digest, keys_file
+    from pnp.verify.keys import existing_key
+
+    if options.lang or not _draws_as_checked(project, options):
+        return
+    try:
+        digests = check_digests(loaded, code_digest())
+        signing = existing_key(project)
+        for kind in loaded.kinds_to_build(options.kinds, loaded.layouts):
+            layout = loaded.layouts.by_kind[kind]
+            into[kind] = face_keys(loaded, layout, kind, digests, keys_file(project, kind), signing)
+        into[""] = digests
+    except Exception:  # noqa: BLE001 - a build that cannot key its faces says why when it does it again
+        into.clear()
+
+
+def _draws_as_checked(project: Project, options: BuildOptions) -> bool:
+    """Whether the build's sheets are the check's: the project's paper and margins (then what
+    drawing finds is kept for `pnp check` too, and the faces are keyed by its digests)."""
+    return (
+        options.paper.lower() == project.paper.lower()
+        and options.duplex in ("long", "short")
+        and options.margin_mm is None
+        and options.orientation is None
     )
 
 

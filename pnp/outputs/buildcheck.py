@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from pnp.core.problems import Problem
@@ -18,7 +18,9 @@ if TYPE_CHECKING:
 PRESET_IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ppm", ".pgm", ".pbm")  # PIL.Image.preinit's formats
 
 
-def checked_meanwhile(loaded: LoadedProject, jobs: int, keep_going: bool) -> list[Problem] | None:
+def checked_meanwhile(
+    loaded: LoadedProject, jobs: int, keep_going: bool, meanwhile: Callable[[], None] | None = None
+) -> list[Problem] | None:
     """What the build's check finds (`check_loaded` without drawing), found by a forked child
     while this process imports the drawing stage, which a build that passes needs next: the
     rules, the schema validation and the cross-checks (and their imports) leave the start-up
@@ -47,6 +49,8 @@ def checked_meanwhile(loaded: LoadedProject, jobs: int, keep_going: bool) -> lis
         import pnp.drawing.findings
         import pnp.drawing.render
         import pnp.outputs.readmefile  # noqa: F401 - imported while the child checks
+    if meanwhile is not None:  # what the build needs next, made while the child still checks
+        meanwhile()
     answer = child.result()
     if answer is None:
         return None
