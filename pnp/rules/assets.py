@@ -18,7 +18,7 @@ from pnp.project.schemas import Site
 Located = tuple[RecordFile, Finding]
 
 
-def _short(value: str, limit: int = 80) -> str:
+def short(value: str, limit: int = 80) -> str:
     """A value as quoted in a message: long ones cut, so that a message stays one readable line."""
     return value if len(value) <= limit else value[: limit - 3] + "..."
 
@@ -74,7 +74,7 @@ def asset_problem(root: Path, value: str, asset: str, pointer: str) -> Finding |
         exists = inside and resolved.is_file()
     except (OSError, ValueError) as err:  # a name too long, a NUL byte
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        return Finding("missing-asset", f"{asset} {_short(value)!r} is not a usable path: {reason}", pointer)
+        return Finding("missing-asset", f"{asset} {short(value)!r} is not a usable path: {reason}", pointer)
     if not inside:
         return Finding(
             "asset-outside-project",

@@ -28,7 +28,7 @@ from pnp.project.index import Index, values_at
 from pnp.project.jsonfile import whole_number
 from pnp.project.records import RecordFile
 from pnp.project.schemas import Site
-from pnp.rules.assets import asset_once, asset_problems
+from pnp.rules.assets import asset_once, asset_problems, short
 
 if TYPE_CHECKING:
     from pnp.project.facecount import FaceCounter
@@ -47,7 +47,7 @@ def check_duplicates(index: Index, shown: int = 3) -> Iterator[Located]:
                 record_file,
                 Finding(
                     "duplicate-id",
-                    f"id {_short(rid)!r} is used more than once: also at {also}; ids must be unique",
+                    f"id {short(rid)!r} is used more than once: also at {also}; ids must be unique",
                     pointer=record_file.pointer(i) + "/id",
                 ),
             )
@@ -73,16 +73,11 @@ def _scoped_duplicates(index: Index, shown: int) -> Iterator[Located]:
                 record_file,
                 Finding(
                     "duplicate-id",
-                    f"{index.id_field(kind)} {_short(rid)!r} is used by more than one {kind}: also at {also}; "
+                    f"{index.id_field(kind)} {short(rid)!r} is used by more than one {kind}: also at {also}; "
                     f"each {kind} needs its own",
                     pointer=f"{record_file.pointer(i)}/{name}",
                 ),
             )
-
-
-def _short(value: str, limit: int = 80) -> str:
-    """A value as quoted in a message: long ones cut, so that a message stays one readable line."""
-    return value if len(value) <= limit else value[: limit - 3] + "..."
 
 
 def check_records(
@@ -332,10 +327,10 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
         table = index.by_field(site.kinds, site.by)
         if value in table:
             return None
-        known = ", ".join(_short(str(v), 40) for v in sorted(table, key=str)[:20])
+        known = ", ".join(short(str(v), 40) for v in sorted(table, key=str)[:20])
         return Finding(
             "missing-reference",
-            f"{(_short(value) if isinstance(value, str) else value)!r} names no {kinds_text} by {site.by}; "
+            f"{(short(value) if isinstance(value, str) else value)!r} names no {kinds_text} by {site.by}; "
             f"existing: {known or 'none'}",
             pointer,
         )
@@ -347,7 +342,7 @@ def _reference_problem(index: Index, site: Site, value: Any, pointer: str) -> Fi
     if entry is None:
         close = index.closest_ids(value, site.kinds)
         hint = f"; did you mean {close[0]!r}?" if close else "; add that record, or correct the id"
-        return Finding("missing-reference", f"{_short(value)!r} names no {kinds_text} record{hint}", pointer)
+        return Finding("missing-reference", f"{short(value)!r} names no {kinds_text} record{hint}", pointer)
     if entry[0] not in site.kinds:
         return Finding(
             "wrong-kind-reference",
@@ -364,7 +359,7 @@ def _scoped_reference_problem(index: Index, site: Site, value: str | int, pointe
     kinds_text = kinds_phrase(site.kinds)
     close = index.closest_ids(str(value), site.kinds)
     hint = f"; did you mean {close[0]!r}?" if close else f"; add that {kinds_text}, or correct the value"
-    shown = _short(value) if isinstance(value, str) else value
+    shown = short(value) if isinstance(value, str) else value
     fields = sorted({index.id_field(kind) for kind in site.kinds})
     return Finding("missing-reference", f"{shown!r} names no {kinds_text} (by {' or '.join(fields)}){hint}", pointer)
 
@@ -401,7 +396,7 @@ def _copies_problems(record_file: RecordFile, kind: str, limit: int) -> Iterator
         copies = whole_number(record.get("copies"))
         if copies is None or copies <= limit:
             continue
-        message = exceeded("copies", f"{copies} copies of record {_short(str(record.get('id')))!r}")
+        message = exceeded("copies", f"{copies} copies of record {short(str(record.get('id')))!r}")
         yield record_file, Finding("limit-exceeded", message, record_file.pointer(i) + "/copies")
 
 
