@@ -529,8 +529,9 @@ def face_keys(
     """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests),
     and what keeps them per record file for the next run (a pnp.drawing.facecache.KeptKeys to save
     once the build succeeded; None). `kept`: where the check and the build keep them, signed with
-    `signing_key`; a file whose records did not change takes its keys from there."""
-    if kept is None or not signing_key:
+    `signing_key` (none yet in a first build: they are kept, signed with the key it makes); a file
+    whose records did not change takes its keys from there."""
+    if kept is None:
         records = [record for _, _, record in loaded.records(kind)]
         return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True)), None
     from pnp.drawing.facekeys import KeptKeys, read_keys
