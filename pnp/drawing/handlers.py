@@ -203,6 +203,10 @@ def draw_image(d: Drawing, element: Element) -> None:
             issues.append(Finding(code, message, f"{element.pointer}/src", in_layout=True))
         return
     broken = image_problem(path)  # a decompression bomb or a corrupt file: never handed to the decoder
+    if broken and ("src" in element.templates or "src" in element.plain):  # the record names it: said there
+        message = f"record {record.get('id')!r}, layout {r.layout.name!r}: image {source!r} {broken}"
+        issues.append(Finding("bad-asset", message, record_pointer(element, "src")))
+        return
     if broken:
         raise DrawFailure("bad-asset", "src", f"image {source!r} {broken}")
     image = ImagePath(path, r.root)
