@@ -58,6 +58,7 @@ DRAWN_DESPITE_ERRORS = {
     "layout-unknown-kind",
     "layout-yaml",
     "limit-covers-range",
+    "record-image-not-decoding",
     "render-missing-font",
     "sheet-cycle",
     "sheet-error",
