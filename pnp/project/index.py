@@ -13,6 +13,7 @@ from itertools import repeat
 from typing import Any
 
 from pnp.core.pointers import escape
+from pnp.core.similar import closest
 from pnp.project.records import RecordFile
 
 ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
@@ -208,7 +209,7 @@ class Index:
         Candidates: the ids next to it in sorted order (a typo after an intact start), and
         every id one deletion, transposition, or change of the first two characters away (a
         typo at the start). Both are dictionary or bisect lookups, so a did-you-mean costs
-        microseconds even among 100,000 ids; rapidfuzz ranks the few candidates. An id longer
+        microseconds even among 100,000 ids; pnp.core.similar ranks the few candidates. An id longer
         than MAX_EDITED_ID gets only its sorted neighbours: the edits would grow with its square.
         """
         if any(kind in self.id_fields for kind in kinds):  # ids of their own: a small ranking
@@ -228,16 +229,13 @@ class Index:
         if n > 1:
             head, rest = wanted[0], wanted[2:]
             edits += [head + c + rest for c in ID_CHARS]
-        candidates.update(first.keys() & set(edits))  # one C-level pass over the edits
+        candidates.update([edit for edit in edits if edit in first])  # a dict lookup each
         wanted_kinds = set(kinds)
         return self._ranked(wanted, (c for c in candidates if first[c][0] in wanted_kinds))
 
     @staticmethod
     def _ranked(wanted: str, candidates: Iterable[str]) -> list[str]:
-        from rapidfuzz import fuzz, process  # only when a reference dangles: keeps start-up short
-
-        scored = process.extract(wanted, sorted(set(candidates)), scorer=fuzz.ratio, limit=None, score_cutoff=60)
-        return [choice for choice, _, _ in sorted(scored, key=lambda s: (-s[1], s[0]))[:3]]
+        return closest(wanted, candidates, limit=3, cutoff=60)
 
 
 def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]], id_fields: dict[str, str] | None = None) -> Index:

@@ -44,7 +44,10 @@ def parse_bytes(raw: bytes, check_duplicates: bool = True) -> Parsed:
     except orjson.JSONDecodeError as err:
         return diagnose(raw, strict=err)
     try:
-        again = orjson.dumps(data) if check_duplicates and b"\\u003" not in raw else b""
+        # a colon written \u003a would count in `again` only: such a file takes the slow path
+        # (looked for only where there is a backslash at all: memchr, ten times faster)
+        escaped_colon = b"\\" in raw and b"\\u003" in raw
+        again = orjson.dumps(data) if check_duplicates and not escaped_colon else b""
     except TypeError:  # nested deeper than 255 levels: no record needs that, later stages recurse
         return Parsed(None, None, (Finding("json-syntax", TOO_DEEP, offset=0),), False)
     if not check_duplicates or (again and raw.count(b":") == again.count(b":")):
