@@ -15,9 +15,6 @@ if TYPE_CHECKING:
     from pnp.project.loaded import LoadedProject
 
 
-PRESET_IMAGES = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ppm", ".pgm", ".pbm")  # PIL.Image.preinit's formats
-
-
 def checked_meanwhile(
     loaded: LoadedProject, jobs: int, keep_going: bool, meanwhile: Callable[[], None] | None = None
 ) -> list[Problem] | None:
@@ -34,15 +31,9 @@ def checked_meanwhile(
         return None
     if jobs == 0 and "pnp.drawing.render" in sys.modules:  # imported already (pnp watch):
         return None  # nothing to do meanwhile, unless --jobs asks for more processes
-    layouts = loaded.layouts  # read once, before the fork: both processes need them
-    with _imported_for_good():  # and these: the check decodes images with PIL, drawing imports it too
-        import PIL.Image
-
-        from pnp.drawing.faces import static_files
-
-        root = loaded.project.root
-        if any(p.suffix.lower() in PRESET_IMAGES for v in layouts.layouts.values() for p in static_files(root, v)):
-            PIL.Image.preinit()  # a layout's picture: both decode it, with the readers this loads
+    loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
+    with _imported_for_good():  # and PIL: the check decodes images with it, reportlab imports it too
+        import PIL.Image  # noqa: F401 - its readers are not: drawing takes a PNG or JPEG as it is
     child = Child(_static_problems, loaded)
     with _imported_for_good():
         import pnp.drawing.combine
