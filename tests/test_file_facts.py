@@ -4,6 +4,8 @@ again, yet a changed image is decoded again and a forged or copied facts file is
 
 The project is tests/build_project with a card showing an image of its own and one showing an
 image that does not decode, checked with --no-render (the rules alone: only they decode here).
+Both go through PIL (an RGB PNG is checked without it: tests/test_png_check.py), so whether a
+run imported PIL tells whether it decoded an image.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 from test_check_fast import imported, pnp  # the real CLI, optionally under -X importtime
 
 from pnp.core.filefacts import SETTLED_NS
@@ -49,7 +52,8 @@ def settled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """The project, its images unchanged for long enough that their facts are kept across runs."""
     project = tmp_path_factory.mktemp("facts") / "project"
     shutil.copytree(ROOT / "tests" / "build_project", project, ignore=shutil.ignore_patterns("output"))
-    shutil.copyfile(project / "art" / "sun.png", project / "art" / "own.png")
+    with Image.open(project / "art" / "sun.png") as sun:  # with an alpha channel: decoded by PIL,
+        sun.convert("RGBA").save(project / "art" / "own.png")  # so importing PIL tells a decode
     (project / "art" / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
     cards = project / "cards" / "cards.json"
     records = json.loads(cards.read_text(encoding="utf-8"))
@@ -88,6 +92,6 @@ def test_images_are_decoded_once_until_they_change(settled: tuple[Path, Path], t
     out, decoded = check(copy, home)
     assert decoded and "art/broken.png" in out, out
 
-    shutil.copyfile(project / "art" / "sun.png", project / "art" / "broken.png")  # now an image that decodes
+    shutil.copyfile(project / "art" / "own.png", project / "art" / "broken.png")  # now an image that decodes
     out, decoded = check(project, home)
     assert decoded and "broken.png" not in out, out

@@ -10,12 +10,12 @@ every JPEG go through reportlab as before (it takes a JPEG as it is already).
 The image is put into the document under the name reportlab gives a file image, before
 reportlab's drawImage is called with it: drawImage then finds it and draws it as its own, so a
 face kept by the face store and copied into a later PDF gets the same object (pnp.drawing.facestore).
-The file was checked before (pnp.core.paths.image_problem: it decodes, its pixels are bounded).
+The file was checked before (pnp.core.paths.image_problem: it decodes, its pixels are bounded);
+pnp.core.pngfile says which PNGs are taken as they are.
 """
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -24,40 +24,9 @@ from reportlab.pdfbase.pdfdoc import PDFDictionary, PDFImageXObject, PDFName, PD
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.core.paths import RefusedFile, read_regular
+from pnp.core.pngfile import plain_png
 
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_PNG_BYTES = 256 * 1024 * 1024  # beyond it, reportlab reads the file as before
-GREY, RGB = 0, 2  # the PNG colour types taken as they are
-
-
-def png_rows(data: bytes) -> tuple[int, int, int, bytes] | None:
-    """(width, height, colours, compressed rows) of a PNG the PDF can take as it is; else None."""
-    if not data.startswith(SIGNATURE):
-        return None
-    pos, header, rows = len(SIGNATURE), None, []
-    while pos + 12 <= len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, start = data[pos + 4 : pos + 8], pos + 8
-        end = start + length
-        if end + 4 > len(data):
-            return None  # cut short
-        if kind == b"IHDR":
-            if length != 13 or header is not None:
-                return None
-            header = struct.unpack(">IIBBBBB", data[start:end])
-        elif kind == b"IDAT":
-            rows.append(data[start:end])
-        elif kind == b"tRNS":
-            return None  # a transparent colour: reportlab makes it a mask
-        elif kind == b"IEND":
-            break
-        pos = end + 4  # past the chunk's CRC (image_problem decoded the file: it is sound)
-    if header is None or not rows:
-        return None
-    width, height, depth, colour, compression, filtering, interlace = header
-    if depth != 8 or colour not in (GREY, RGB) or compression or filtering or interlace or not width or not height:
-        return None
-    return width, height, 1 if colour == GREY else 3, b"".join(rows)
 
 
 class PredictedImage(PDFImageXObject):  # type: ignore[misc]  # reportlab has no type hints
@@ -102,12 +71,12 @@ def put_png(canvas: Canvas, image: Any, real: Path, root: Path, mask: Any) -> No
     if registered in doc.idToObject:
         return
     try:
-        found = png_rows(read_regular(real, MAX_PNG_BYTES, root))
+        found = plain_png(read_regular(real, MAX_PNG_BYTES, root))
     except RefusedFile:
         return
     if found is None:
         return
-    picture = PredictedImage(name, *found)
+    picture = PredictedImage(name, found.width, found.height, found.colours, found.rows)
     canvas._setXObjects(picture)  # as canvas.drawImage registers a new image, in its order
     doc.Reference(picture, registered)
     doc.addForm(name, picture)
