@@ -48,6 +48,17 @@ def fact(path: str | Path, name: str, make: Callable[[], str]) -> str:
     return known
 
 
+def known(path: str | Path, name: str) -> bool:
+    """Whether the fact `name` about the file at `path`, as it is now, is known already."""
+    entry = _FACTS.get(str(path))
+    if entry is None or name not in entry[1]:
+        return False
+    try:
+        return entry[0] == identity(os.stat(str(path)))
+    except (OSError, ValueError):
+        return False
+
+
 def learned() -> list[list[Any]]:
     """The facts this process made since `start_learning` (or its start), as `take` takes them:
     what a forked child sends its parent, and what tells a run whether to keep its facts again."""

@@ -224,7 +224,12 @@ def image_problem(path: Path) -> str:
     is unchanged (pnp.core.filefacts: across runs too, where the command keeps the facts)."""
     from pnp.core.filefacts import fact
 
-    return fact(path, f"image {current().image_pixels}", lambda: _image_problem(path))
+    return fact(path, image_fact(), lambda: _image_problem(path))
+
+
+def image_fact() -> str:
+    """The name of `image_problem`'s verdict among a file's facts (the limit it was made under)."""
+    return f"image {current().image_pixels}"
 
 
 PLAIN_PNG_MAX_BYTES = 64 * 1024 * 1024  # a bigger PNG is checked by decoding it, as any other image

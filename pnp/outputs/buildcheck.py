@@ -34,6 +34,9 @@ def checked_meanwhile(
     loaded.layouts  # noqa: B018 - read once, before the fork: both processes need them
     with _imported_for_good():  # and PIL: the check decodes images with it, reportlab imports it too
         import PIL.Image  # noqa: F401 - its readers are not: drawing takes a PNG or JPEG as it is
+    from pnp.project.namedimages import learn_images
+
+    learn_images(loaded, jobs)  # the images records name, decoded on every core before the check forks
     child = Child(_static_problems, loaded)
     with _imported_for_good():
         import pnp.drawing.combine

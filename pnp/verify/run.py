@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pnp.core.problems import Finding, Problem, not_found_before
 from pnp.project.config import Project
 from pnp.project.loaded import LoadedProject, has_layouts
+from pnp.project.namedimages import learn_images
 from pnp.project.records import RecordFile
 from pnp.rules.check import (
     CheckOptions,
@@ -59,6 +60,7 @@ def check_loaded(
         validation = Validation()
         validation.loaded = loaded
     cards = options.render and has_layouts(loaded.project)
+    learn_images(loaded, options.jobs)  # on every core, before the rules and the drawing both ask
     rules = _rules_elsewhere(loaded, validation, options, checked) if cards else None  # while cards are drawn
     problems = rule_problems(loaded, validation, options, checked) if rules is None else []
     sheet_errors = _sheet_errors(problems)
