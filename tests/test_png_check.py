@@ -108,19 +108,77 @@ def test_other_pngs_are_decoded_by_pil(tmp_path: Path) -> None:
     assert verdict(tmp_path, bytes(broken), "alpha.png").startswith("cannot be decoded")
 
 
-def test_random_corruptions_agree_with_pil(tmp_path: Path) -> None:
-    """Bytes flipped in the compressed rows: pnp calls the file broken exactly when PIL does."""
+def test_a_wrong_stream_checksum_is_found(tmp_path: Path) -> None:
+    """PIL draws such rows when it stops reading before the stream's end (and refuses them when
+    it does not): pnp always reads the end, and calls the file broken."""
+    good = png_bytes("RGB", (16, 8))
+    idat = [b for k, b in chunks(good) if k == b"IDAT"][0]
+    kept = [(k, b) for k, b in chunks(good) if k != b"IDAT"]
+    broken = assemble([*kept[:-1], (b"IDAT", idat[:-4] + bytes(4)), kept[-1]])
+    assert "incorrect data check" in verdict(tmp_path, broken)
+
+
+def test_random_corruptions_never_pass_what_pil_refuses(tmp_path: Path) -> None:
+    """Bytes flipped in the compressed rows: what PIL cannot decode, pnp calls broken; where pnp
+    is stricter, it is for a reason PIL skips (the stream's checksum, rows missing)."""
     rng = random.Random(39)
     good = png_bytes("RGB", (48, 32), seed=5)
     start = good.index(b"IDAT") + 4
     (length,) = struct.unpack(">I", good[start - 8 : start - 4])
-    disagreements = []
+    passed_refused, stricter = [], []
     for n in range(300):
         data = bytearray(good)
         for _ in range(rng.randrange(1, 4)):
             data[start + rng.randrange(length)] ^= 1 << rng.randrange(8)
         path = tmp_path / f"c{n}.png"
         path.write_bytes(bytes(data))
-        if (image_problem(path) == "") != pil_decodes(path):
-            disagreements.append(n)
-    assert not disagreements
+        problem = image_problem(path)
+        if not problem and not pil_decodes(path):
+            passed_refused.append(n)
+        if problem and pil_decodes(path):
+            stricter.append(problem)
+    assert not passed_refused
+    assert all("incorrect data check" in p or "fewer pixels" in p for p in stricter), stricter
+
+
+def test_made_up_pngs_never_pass_what_pil_refuses(tmp_path: Path) -> None:
+    """PNGs as encoders other than PIL's write them (every filter type, every compression level,
+    the rows split over IDAT chunks, some empty, ancillary chunks), some damaged: a row with an
+    unknown filter, rows cut short or added, a bad checksum, a flipped byte."""
+    rng = random.Random(3000)
+    passed_refused, stricter = [], []
+    for n in range(300):
+        width, height, colours = rng.randrange(1, 30), rng.randrange(1, 20), rng.choice([1, 3])
+        stride = 1 + width * colours
+        rows = b"".join(
+            bytes([rng.randrange(5)]) + bytes(rng.randrange(256) for _ in range(stride - 1)) for _ in range(height)
+        )
+        fate = rng.randrange(8)
+        if fate == 0:
+            at = rng.randrange(height) * stride
+            rows = rows[:at] + bytes([rng.randrange(5, 256)]) + rows[at + 1 :]
+        elif fate == 1:
+            rows = rows[: rng.randrange(len(rows))]
+        elif fate == 2:
+            rows += bytes(rng.randrange(1, 50))
+        packed = zlib.compress(rows, rng.randrange(10))
+        if fate == 3:
+            packed = packed[:-4] + bytes(4)
+        elif fate == 4:
+            at = rng.randrange(2, len(packed))
+            packed = packed[:at] + bytes([packed[at] ^ 0xFF]) + packed[at + 1 :]
+        parts = [(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0 if colours == 1 else 2, 0, 0, 0))]
+        if rng.random() < 0.3:
+            parts.append((b"gAMA", struct.pack(">I", 45455)))
+        cuts = sorted(rng.sample(range(len(packed) + 1), min(len(packed) + 1, rng.randrange(4))))
+        for begin, end in zip([0, *cuts], [*cuts, len(packed)], strict=True):
+            parts.append((b"IDAT", packed[begin:end]))
+        path = tmp_path / f"m{n}.png"
+        path.write_bytes(assemble([*parts, (b"IEND", b"")]))
+        problem = image_problem(path)
+        if not problem and not pil_decodes(path):
+            passed_refused.append(n)
+        if problem and pil_decodes(path):
+            stricter.append(problem)
+    assert not passed_refused
+    assert all("incorrect data check" in p or "fewer pixels" in p for p in stricter), stricter

@@ -4,9 +4,11 @@ An 8-bit grey or RGB PNG, not interlaced, without a transparent colour: its comp
 what a PDF image with the PNG predictor reads (pnp.drawing.pngpass puts them in as they are).
 Such a file is checked here without PIL (pnp.core.paths.image_problem): the pixel count from its
 header, the header's checksum, and the rows inflated (never more than the header says) to
-exactly the bytes the header promises, each row with a filter type PNG defines. That is what
-decoding it would find wrong, at half the cost (PIL also undoes each row's filter, which cannot
-fail once the filter types are known). Any other PNG is decoded by PIL, as before.
+exactly the bytes the header promises, each row with a filter type PNG defines, then the
+stream's closing checksum. That is what decoding it would find wrong, at half the cost (PIL also
+undoes each row's filter, which cannot fail once the filter types are known); what PIL cannot
+decode never passes, and rows cut short or a wrong checksum, which PIL may draw, are called
+broken (tests/test_png_check.py). Any other PNG is decoded by PIL, as before.
 """
 
 from __future__ import annotations
@@ -80,6 +82,8 @@ def plain_png_problem(png: PlainPng) -> str:
             if max(part[(-seen) % stride :: stride], default=0) > LAST_FILTER:  # the row starts in it
                 return "cannot be decoded (a row has an unknown filter type); export it again as PNG or JPEG"
             seen += len(part)
+        if seen == expected and not inflater.eof:  # the stream's end and checksum, where no more rows follow
+            inflater.decompress(inflater.unconsumed_tail, 1)
     except zlib.error as err:
         return f"cannot be decoded (its compressed pixels are broken: {err}); export it again as PNG or JPEG"
     if seen < expected:
