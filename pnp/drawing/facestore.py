@@ -140,8 +140,10 @@ class FaceStore:
 
     def begin(self, canvas: Canvas, renderer: Renderer, faces: list[Any], backs: bool) -> None:
         """Before the first page: preset the fonts, make the static layers' forms."""
+        from pnp.drawing.pagestream import format_quickly
         from pnp.drawing.stablefont import preset_document
 
+        format_quickly(canvas._doc)  # kept pages written as they are (pnp.drawing.pagestream)
         preset_document(canvas._doc, self.preset)
         names = ["front"]
         if backs:
@@ -253,9 +255,7 @@ class FaceStore:
         """Put the kept page `key` (just made by `page_key`) into the document in place of drawing
         it; False (nothing shown) when there is none, or a face on it is not kept or cannot be
         copied: the page is drawn."""
-        from reportlab.pdfbase.pdfdoc import PDFDictionary, PDFObjectReference
-
-        from pnp.drawing.pagestream import FixedStream, QuickPage
+        from pnp.drawing.pagestream import add_kept_page
 
         page = self.pages.get(key)
         if page is None:
@@ -275,13 +275,7 @@ class FaceStore:
         self._name(doc, page.fonts)
         if not all(name in doc.idToObject for name in page.xobjects):
             return False
-        canvas.showPage()
-        shown = doc.Pages.pages[-1]
-        shown.stream = None
-        shown.Contents = FixedStream(page.data)
-        forms = {name: PDFObjectReference(name) for name in page.xobjects}
-        shown.XObjects = PDFDictionary(forms) if forms else None  # as reportlab's showPage sets it
-        shown.__class__ = QuickPage
+        add_kept_page(canvas, page.data, page.xobjects)
         for face_key, face, raw in hits:
             self.kept[face_key] = raw
             if raw[2]:
@@ -299,7 +293,7 @@ class FaceStore:
             return
         shown = canvas._doc.Pages.pages[-1]
         data = fixed_stream(canvas._doc, shown)
-        if shown._colorsUsed or shown._shadingUsed or shown.Annots:
+        if shown._colorsUsed or shown._shadingUsed or shown.Annots or shown.ExtGState:
             return  # named resources of its own: drawn again each time
         xobjects = tuple(shown.XObjects.dict) if shown.XObjects is not None else ()
         self._named.update(fonts)
