@@ -35,7 +35,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -84,8 +84,9 @@ class FaceStore:
         self._present: set[str] = set()  # forms and images known to be in the document
         self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
         self._ready_metas: set[int] = set()  # metas (forms, fonts, images) whose every name is in it
+        self._placed: set[tuple[str, ...]] = set()  # kept pages' forms and images, known to be in it
         self._geometry: dict[tuple[int, int], tuple[Any, Any, list[str]]] = {}  # a page's slots and clips, written
-        self._on_page: list[tuple[str, Any]] = []  # (key, face) of the page `page_key` was last asked about
+        self._on_page: tuple[list[str], list[Any]] = ([], [])  # the faces of the page `page_key` made, and their keys
         self.keeps_pages = True  # False: a throwaway document drawing faces for another (pnp.drawing.drawahead)
         self._ahead: list[Any] = []  # forked children drawing faces for this document (pnp.core.workers.Child)
         self._elsewhere: set[str] = set()  # the keys of the faces they draw
@@ -102,9 +103,10 @@ class FaceStore:
         self._alike_sides = alike & ({"front"} if per_record_back else {"front", "back"})
         self._alike_backs = (renderer.face_for, alike) if per_record_back and alike else None
 
-    def keeps(self, face: Any) -> bool:
-        """Whether the front of `face` is kept (its drawing copied, not drawn)."""
-        return self._key("front", face) in self.entries
+    def missing(self, faces: list[Any]) -> list[Any]:
+        """The faces among `faces` whose front is not kept (to be drawn)."""
+        entries = self.entries
+        return [face for face, key in zip(faces, self._keys("front", faces), strict=True) if key not in entries]
 
     def draw_elsewhere(self, start: Callable[[], list[Any]], faces: list[Any]) -> None:
         """`faces` to be drawn by forked children (pnp.drawing.drawahead): `start` forks them once
@@ -134,7 +136,7 @@ class FaceStore:
         self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
         self._drawings, self._metas = Drawings(), []
         self.pages, self.kept_pages, self.pages_drawn = {}, {}, 0
-        self._prefixes, self._present, self._named, self._ready_metas = {}, set(), set(), set()
+        self._prefixes, self._present, self._named, self._ready_metas, self._placed = {}, set(), set(), set(), set()
 
     # --- drawing (pnp.drawing.pdf.write_cut_sheets) -------------------------------------------
 
@@ -239,16 +241,20 @@ class FaceStore:
         """What a page shows: its faces (by key), their slots and clips, its label (the rest, the
         paper and the layout, is the document's key)."""
         parts = [label, "hex" if honeycomb else ""]
-        self._on_page = []
+        keys: list[str] = []
+        shown: list[Any] = []
         for side, slots, clips in sides:
             known = self._geometry.get((id(slots), id(clips)))
             if known is None:  # full sheets share their slots and clips (pnp.drawing.shelf.kind_sheets)
-                known = (slots, clips, [f"{box!r} {clip!r}" for box, clip in zip(slots, clips, strict=False)])
-                self._geometry[(id(slots), id(clips))] = known
-            for face, where in zip(faces, known[2], strict=False):
-                face_key = self._key(side, face)
-                self._on_page.append((face_key, face))
-                parts.append(f"{face_key} {where}")
+                where = [f"{box!r} {clip!r}" for box, clip in zip(slots, clips, strict=False)]
+                known = self._geometry[(id(slots), id(clips))] = (slots, clips, where)
+            on_side = faces[: len(known[2])]
+            side_keys = self._keys(side, on_side)
+            parts.extend(known[2][: len(on_side)])
+            parts.extend(side_keys)
+            keys.extend(side_keys)
+            shown.extend(on_side)
+        self._on_page = (keys, shown)
         return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def replay_page(self, canvas: Canvas, renderer: Renderer, key: str, problems: list[Any]) -> bool:
@@ -260,27 +266,29 @@ class FaceStore:
         page = self.pages.get(key)
         if page is None:
             return False
-        hits: list[tuple[str, Any, Raw]] = []
-        for face_key, face in self._on_page:  # the faces `page_key` met, in its order (as drawn)
-            raw = self.entries.get(face_key)
-            if raw is None:
-                return False
-            hits.append((face_key, face, raw))
-        doc = canvas._doc
-        for _, _, raw in hits:  # as drawing it does, face by face (an image gone: the page is drawn)
-            if raw[1] not in self._ready_metas:
-                if not self._ready(canvas, renderer, *self._metas[raw[1]]):
-                    return False
-                self._ready_metas.add(raw[1])
-        self._name(doc, page.fonts)
-        if not all(name in doc.idToObject for name in page.xobjects):
+        keys, faces = self._on_page  # the faces `page_key` met, in its order (as drawn)
+        found = [self.entries.get(face_key) for face_key in keys]
+        if None in found:
             return False
+        raws, doc = cast(list[Raw], found), canvas._doc
+        ready = self._ready_metas
+        if not ready.issuperset([raw[1] for raw in raws]):
+            for raw in raws:  # as drawing it does, face by face (an image gone: the page is drawn)
+                if raw[1] not in ready:
+                    if not self._ready(canvas, renderer, *self._metas[raw[1]]):
+                        return False
+                    ready.add(raw[1])
+        self._name(doc, page.fonts)
+        if page.xobjects not in self._placed:  # forms and images, once in the document, stay
+            if not all(name in doc.idToObject for name in page.xobjects):
+                return False
+            self._placed.add(page.xobjects)
         add_kept_page(canvas, page.data, page.xobjects)
-        for face_key, face, raw in hits:
-            self.kept[face_key] = raw
+        self.kept.update(zip(keys, raws, strict=True))
+        for face, raw in zip(faces, raws, strict=True):
             if raw[2]:
                 problems.extend((face, finding) for finding in raw[2])
-        self.reused += len(hits)
+        self.reused += len(keys)
         self._present.update(page.xobjects)
         self.kept_pages[key] = page
         return True
@@ -333,6 +341,18 @@ class FaceStore:
             return f"{record}:{side}:{extra['copy']}"
         dumped = orjson.dumps(extra, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
         return f"{record}:{side}:{dumped.decode()}"
+
+    def _keys(self, side: str, faces: list[Any]) -> list[str]:
+        """`_key` of each of `faces` on `side`, made in one loop (a page's, a kind's)."""
+        if side in self._alike_sides or (side == "back" and self._alike_backs is not None):
+            return [self._key(side, face) for face in faces]
+        get = self.digests.get
+        return [
+            f"{get(id(f.record), '')}:{side}:{f.extra['copy']}"
+            if len(f.extra) == 1 and type(f.extra.get("copy")) is int
+            else self._key(side, f)
+            for f in faces
+        ]
 
     def _kept(self, key: str) -> Kept | None:
         raw = self.entries.get(key)

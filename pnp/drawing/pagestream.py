@@ -10,7 +10,6 @@ bytes are known, are written as they are rather than through reportlab's formatt
 from __future__ import annotations
 
 import weakref
-from types import MethodType
 from typing import Any
 
 from reportlab import rl_config
@@ -18,6 +17,7 @@ from reportlab.pdfbase.pdfdoc import (
     PDFBase85Encode,
     PDFCrossReferenceTable,
     PDFDictionary,
+    PDFDocument,
     PDFFile,
     PDFIndirectObject,
     PDFObject,
@@ -29,7 +29,9 @@ from reportlab.pdfbase.pdfdoc import (
     PDFZCompress,
 )
 
-_BLANK: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], dict[str, Any]]] = weakref.WeakKeyDictionary()
+_BLANK: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], dict[str, Any], tuple[Any, ...] | None]] = (
+    weakref.WeakKeyDictionary()
+)  # a document's first kept page: the canvas's state, its dictionary, what it is alike in (`_alike`)
 
 
 class FixedStream(PDFObject):  # type: ignore[misc]  # reportlab has no type hints
@@ -108,26 +110,61 @@ def add_kept_page(canvas: Any, data: bytes, xobjects: tuple[str, ...]) -> None:
     """Put a page whose content stream is `data` (a FixedStream's bytes), showing the forms and
     images `xobjects`, into `canvas`'s document: the page reportlab's showPage makes when nothing
     was drawn on it, with that stream and those forms. The first such page of a document is shown
-    by the canvas; the next ones are copies of its dictionary (showPage's work on an empty page:
-    the same attributes, 2,000 times), added to the document as showPage adds a page."""
+    by the canvas; the next ones are `CopiedPage`s of its dictionary, added to the document as
+    showPage adds a page (showPage's work on an empty page, 2,000 times, is the same each time)."""
     doc = canvas._doc
     state = _blank_state(canvas)
     known = _BLANK.get(doc)
-    if state is None or known is None or known[0] != state:
-        canvas.showPage()
-        page = doc.Pages.pages[-1]
-        if state is not None:  # its attributes, but the name the document gave it
-            _BLANK[doc] = (state, {k: v for k, v in page.__dict__.items() if k != "__InternalName__"})
-    else:
-        page = QuickPage.__new__(QuickPage)
-        page.__dict__.update(known[1])
-        doc.addPage(page)
+    if state is not None and known is not None and known[0] == state:
+        forms = tuple(dict.fromkeys(xobjects))
+        alike = None if known[2] is None else (*known[2][:5], forms or None, *known[2][6:])
+        doc.addPage(CopiedPage(FixedStream(data), forms, alike, known[1]))
         canvas._pageNumber += 1  # as showPage's _startPage: the canvas is otherwise as it was
+        return
+    canvas.showPage()
+    page = doc.Pages.pages[-1]
+    blank = {k: v for k, v in page.__dict__.items() if k != "__InternalName__"}  # not the name it was given
+    _show_as_kept(page, FixedStream(data), xobjects)
+    if state is not None:
+        _BLANK[doc] = (state, blank, _alike(page))
+
+
+def _show_as_kept(page: Any, contents: FixedStream, xobjects: tuple[str, ...]) -> None:
+    """`page` (showPage's, of nothing drawn) made the kept page: its stream, its forms."""
     page.stream = None
-    page.Contents = FixedStream(data)
+    page.Contents = contents
     forms = {name: PDFObjectReference(name) for name in xobjects}
     page.XObjects = PDFDictionary(forms) if forms else None  # as reportlab's showPage sets it
     page.__class__ = QuickPage
+
+
+class CopiedPage(PDFObject):  # type: ignore[misc]  # reportlab has no type hints
+    """A kept page after the first of its document (`add_kept_page`): its stream, its forms and the
+    first page's dictionary. Formatted as the QuickPage it stands for: from the memo of a page
+    alike, else made that page and formatted."""
+
+    __RefOnly__ = 1
+    __Comment__ = "Page dictionary"
+
+    def __init__(
+        self, contents: FixedStream, xobjects: tuple[str, ...], alike: tuple[Any, ...] | None, blank: dict[str, Any]
+    ) -> None:
+        self.Contents = contents
+        self.xobjects = xobjects
+        self.alike = alike
+        self.blank = blank
+
+    def format(self, document: Any) -> bytes:
+        memo: dict[tuple[Any, ...], tuple[bytes, bytes]] = document.__dict__.setdefault("_pnp_pages", {})
+        known = memo.get(self.alike) if self.alike is not None else None
+        if known is None:
+            page = QuickPage.__new__(QuickPage)
+            page.__dict__.update(self.blank)
+            _show_as_kept(page, self.Contents, self.xobjects)
+            return QuickPage.format(page, document)
+        document.Reference(self.Contents)  # the page's stream gets its number now, as in PDFPage.format
+        data, marker = known
+        return data.replace(marker, _contents(self, document))
 
 
 def _blank_state(canvas: Any) -> tuple[Any, ...] | None:
@@ -147,10 +184,19 @@ def _blank_state(canvas: Any) -> tuple[Any, ...] | None:
 
 def format_quickly(doc: Any) -> None:
     """Have `doc` (a reportlab PDFDocument) written by `_format` rather than its own `format`,
-    its page tree by `QuickPages`."""
-    doc.format = MethodType(_format, doc)
+    its page tree by `QuickPages` (classes swapped: a bound method kept on the document would
+    make it a cycle, freed only by the garbage collector)."""
+    if type(doc) is PDFDocument:
+        doc.__class__ = QuickDocument
     if type(doc.Pages) is PDFPages:
         doc.Pages.__class__ = QuickPages
+
+
+class QuickDocument(PDFDocument):  # type: ignore[misc]  # reportlab has no type hints
+    """A PDFDocument written by `_format`."""
+
+    def format(self) -> bytes:
+        return _format(self)
 
 
 class QuickPages(PDFPages):  # type: ignore[misc]  # reportlab has no type hints
@@ -192,7 +238,7 @@ def _format(doc: Any) -> bytes:
     goes through reportlab's own."""
     doc.encrypt.prepare(doc)
     if doc.encrypt.info() or (not rl_config.invariant and rl_config.pdfComments):
-        return bytes(type(doc).format(doc))
+        return bytes(PDFDocument.format(doc))
     cat = doc.Catalog
     info = doc.info
     doc.Reference(cat)
@@ -215,7 +261,7 @@ def _format(doc: Any) -> bytes:
         kind = obj.__class__
         offsets[oid] = offset
         ids.append(oid)
-        if kind is FixedStream or kind is QuickPage:  # PDFIndirectObject.format's bytes, in three pieces
+        if kind is FixedStream or kind is CopiedPage or kind is QuickPage:  # PDFIndirectObject.format's bytes
             body = obj.data if kind is FixedStream else obj.format(doc)
             head = b"%d %d obj\n" % number_of[oid]
             tail = b"endobj\n" if body.endswith(b"\n") else b"\nendobj\n"

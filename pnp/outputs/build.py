@@ -29,7 +29,7 @@ from pnp.core.output import (
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
 from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
-from pnp.outputs.buildcheck import checked_meanwhile
+from pnp.outputs.buildcheck import checked_meanwhile, collections_deferred
 from pnp.project.config import Project
 
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
@@ -121,7 +121,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
     stores: list[FaceStore | KeptKeys] = []
-    with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
+    with collections_deferred(), OutputRun(project.output) as run:  # a failed build writes nothing (pnp.core.output)
         result = _build_checked(project, options, loaded, layouts, problems, localized, stores, ahead)
         if result.exit_code and not options.keep_going:
             run.discard()
@@ -130,8 +130,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         from pnp.verify.keys import project_key
 
         key = project_key(project)
-        for store in stores:
-            store.save(key)
+        with collections_deferred():
+            for store in stores:
+                store.save(key)
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
     from pnp.verify.cache import keep_facts
