@@ -9,6 +9,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -73,3 +74,22 @@ class KeptKeys:
 
 def _keys_mac(key: bytes, payload: str) -> str:
     return hmac.new(key, b"face keys\0" + payload.encode(), hashlib.sha256).hexdigest()
+
+
+def face_keys(
+    loaded: Any, layout: Any, kind: str, digests: Any, kept: Path | None = None, signing_key: bytes | None = None
+) -> tuple[dict[int, str], Any]:
+    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests),
+    and what keeps them per record file for the next run (a `KeptKeys` to save
+    once the build succeeded; None). `kept`: where the check and the build keep them, signed with
+    `signing_key` (none yet in a first build: they are kept, signed with the key it makes); a file
+    whose records did not change takes its keys from there."""
+    if kept is None:
+        records = [record for _, _, record in loaded.records(kind)]
+        return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True)), None
+    pairs = [((f, i), r) for f, i, r in loaded.records(kind)]
+    layout_key = digests.layout_key(layout, kind)
+    known = read_keys(kept, layout_key, signing_key, loaded.project.root)
+    keys, files = digests.keys_by_file(layout, kind, pairs, known)
+    later = KeptKeys(kept, layout_key, files) if files != known else None
+    return dict(zip((id(record) for _, record in pairs), keys, strict=True)), later

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -76,9 +77,7 @@ class FaceStore:
             self._read()
         self.kept: dict[str, Kept | Raw] = {}  # this document's faces (Raw: reused, as the store holds them)
         self.kept_pages: dict[str, KeptPage] = {}  # this document's pages, for the next build
-        self.drawn = 0  # faces drawn in this document
-        self.reused = 0  # faces taken from the store
-        self.pages_drawn = 0  # pages drawn (not copied) in this document
+        self.drawn, self.reused, self.pages_drawn = 0, 0, 0  # faces drawn, faces taken from the store, pages drawn
         self.stable = False
         self._prefixes: dict[tuple[Box, Box | None], list[str]] = {}
         self._present: set[str] = set()  # forms and images known to be in the document
@@ -93,6 +92,7 @@ class FaceStore:
         self._start: Callable[[], list[Any]] | None = None  # forks them (after the first face drawn here)
         self._alike_sides: frozenset[str] = frozenset()  # sides every record draws alike (`draws_alike`)
         self._alike_backs: tuple[Callable[[str, Any], str], frozenset[str]] | None = None  # a back chosen per record
+        self._making: tuple[Any, bytes, list[Any]] | None = None  # the file `prepare` makes: thread, key, result
 
     def draws_alike(self, renderer: Renderer) -> None:
         """Key the faces that every record draws alike (`Renderer.alike_faces`: a deck's common back)
@@ -376,9 +376,10 @@ class FaceStore:
 
         if self.path is None or key is None:
             return
+        prepared = self._prepared(key)
         if key != self.key:
             self.key, self.entries = key, {}  # a new key: the file is written again
-        pieces = self._file(key)
+        pieces = self._file(key) if prepared is None else prepared[0]
         if pieces is None:
             self._remove()
         elif pieces:
@@ -387,6 +388,26 @@ class FaceStore:
                 rewrite_cache(self.path, pieces)
             except OSError:
                 self._remove()  # a read-only output folder, a full disk: the next build draws every face
+
+    def prepare(self, key: bytes | None) -> None:
+        """Make the file `save(key)` writes, on a thread, while the build does the rest (its other
+        outputs, waiting for its PDFs to reach the disk): hashing 14 MB releases the lock."""
+
+        def make(into: list[tuple[list[bytes | memoryview] | None]], key: bytes) -> None:
+            with contextlib.suppress(Exception):  # made again by `save`, which says what failed
+                into.append((self._file(key),))
+
+        if self.path is not None and key is not None and key == self.key:
+            made: list[tuple[list[bytes | memoryview] | None]] = []
+            self._making = (threading.Thread(target=make, args=(made, key), daemon=True), key, made)
+            self._making[0].start()
+
+    def _prepared(self, key: bytes) -> tuple[list[bytes | memoryview] | None] | None:
+        """What `prepare(key)` made (None: nothing, or for another key, or it failed)."""
+        making, self._making = self._making, None
+        if making is not None:
+            making[0].join()
+        return making[2][0] if making is not None and making[2] and making[1] == key else None
 
     def _file(self, key: bytes) -> list[bytes | memoryview] | None:
         """The file that keeps this build's faces, in pieces (pnp.drawing.facefile): None when nothing
@@ -535,27 +556,6 @@ def _font(name: str) -> Any:
     from reportlab.pdfbase.pdfmetrics import getFont
 
     return getFont(name)
-
-
-def face_keys(
-    loaded: Any, layout: Any, kind: str, digests: Any, kept: Path | None = None, signing_key: bytes | None = None
-) -> tuple[dict[int, str], Any]:
-    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests),
-    and what keeps them per record file for the next run (a pnp.drawing.facecache.KeptKeys to save
-    once the build succeeded; None). `kept`: where the check and the build keep them, signed with
-    `signing_key` (none yet in a first build: they are kept, signed with the key it makes); a file
-    whose records did not change takes its keys from there."""
-    if kept is None:
-        records = [record for _, _, record in loaded.records(kind)]
-        return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True)), None
-    from pnp.drawing.facekeys import KeptKeys, read_keys
-
-    pairs = [((f, i), r) for f, i, r in loaded.records(kind)]
-    layout_key = digests.layout_key(layout, kind)
-    known = read_keys(kept, layout_key, signing_key, loaded.project.root)
-    keys, files = digests.keys_by_file(layout, kind, pairs, known)
-    later = KeptKeys(kept, layout_key, files) if files != known else None
-    return dict(zip((id(record) for _, record in pairs), keys, strict=True)), later
 
 
 def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:

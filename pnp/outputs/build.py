@@ -157,8 +157,9 @@ def _build_checked(
     caller to keep once the run is done; `ahead`: the faces' keys `_keys_ahead` made."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
+    from pnp.drawing.facekeys import face_keys
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.facestore import face_keys, kind_preset, kind_store
+    from pnp.drawing.facestore import kind_preset, kind_store
     from pnp.drawing.findings import check_cache_file, check_digests, code_digest, keys_file, kind_digest, render_kind
     from pnp.outputs.readmefile import documents_of, settled_read_me
     from pnp.verify.keys import existing_key
@@ -279,6 +280,7 @@ def _build_checked(
         progress(count)
         if stores is not None:
             stores.append(store)
+            store.prepare(store_key or None)  # its file made meanwhile, kept once the build succeeded
         manifest.record(target, key)
         written.append(target)
         sheets.append(
@@ -358,7 +360,7 @@ def _keys_ahead(project: Project, options: BuildOptions, loaded: LoadedProject, 
     draws keys them with the check's digests), made while the forked check still works: at 10,000
     cards it answered after the drawing stage's imports. Put in `into` (the digests under "");
     nothing when the build is not such a build, or when anything fails (made again, and said, later)."""
-    from pnp.drawing.facestore import face_keys
+    from pnp.drawing.facekeys import face_keys
     from pnp.drawing.findings import check_digests, code_digest, keys_file
     from pnp.verify.keys import existing_key
 
