@@ -116,6 +116,12 @@ class FaceDigests:
             self.record_digest(record)
         return self._rare.get(id(record), b"")
 
+    def rare_bytes_of(self, records: list[Record]) -> list[bytes]:
+        """`rare_bytes` of those of `records` that have any (most records have none), in one loop."""
+        known, rare = self._rare_known, self._rare
+        self._record_digests([record for record in records if id(record) not in known])
+        return [rare[i] for i in map(id, records) if i in rare]
+
     def icons(self) -> list[Path]:
         """layouts/icons.json's image files (icon_files), worked out once for this loaded project."""
         if self._icons is None:

@@ -22,10 +22,10 @@ finds one draws the kind again from scratch.
 
 Whole pages are kept too, as the compressed content stream a build wrote for them, under a key
 made of what is on the page: the keys of its faces, their slots and clips, its label. A page
-whose key is kept is not drawn at all (its stream is copied, what its faces name is put into the
-document as for a kept face), so after a one-card edit only the pages holding a changed face are
-drawn and compressed. Every page's stream, drawn or kept, goes into the file through the same
-`FixedStream`, formatted once when the page is shown (pnp.drawing.pdf.write_cut_sheets).
+whose key is kept is not drawn at all (its stream goes in without the canvas, what its faces name
+as for a kept face: pnp.drawing.pagestream), so after a one-card edit only the pages holding a
+changed face are drawn and compressed. Every page's stream, drawn or kept, goes into the file as a
+`FixedStream`, formatted once; the store's file is made on a thread once the PDF is (`prepare`).
 """
 
 from __future__ import annotations
@@ -596,4 +596,4 @@ def preset_parts(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -
     else:
         records = [record for _, _, record in loaded.records(kind)]
     icons = orjson.dumps(loaded.icons, default=str)
-    return [layout_text, *map(digests.rare_bytes, records), icons, name.encode("utf-8", "surrogatepass")]
+    return [layout_text, *digests.rare_bytes_of(records), icons, name.encode("utf-8", "surrogatepass")]
