@@ -109,7 +109,7 @@ class FaceDigests:
 
     def rare_bytes(self, record: Record) -> bytes:
         """The record's serialised bytes outside printable ASCII (UTF-8 sequences whole): what its
-        text adds to the characters its fonts are preset with (pnp.drawing.facestore.kind_preset).
+        text adds to the characters its fonts are preset with (pnp.drawing.facekeys.kind_preset).
         For a file whose keys `keys_by_file` took from the last run, its first record has what all
         of its records have (the preset is a set of characters), the others nothing."""
         if id(record) not in self._rare_known:

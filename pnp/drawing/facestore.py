@@ -36,7 +36,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -83,7 +83,7 @@ class FaceStore:
         self._present: set[str] = set()  # forms and images known to be in the document
         self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
         self._ready_metas: set[int] = set()  # metas (forms, fonts, images) whose every name is in it
-        self._placed: set[tuple[str, ...]] = set()  # kept pages' forms and images, known to be in it
+        self._placed: set[tuple[Any, ...]] = set()  # kept pages' fonts, forms and images, known to be in it
         self._geometry: dict[tuple[int, int], tuple[Any, Any, list[str]]] = {}  # a page's slots and clips, written
         self._on_page: tuple[list[str], list[Any]] = ([], [])  # the faces of the page `page_key` made, and their keys
         self.keeps_pages = True  # False: a throwaway document drawing faces for another (pnp.drawing.drawahead)
@@ -93,6 +93,7 @@ class FaceStore:
         self._alike_sides: frozenset[str] = frozenset()  # sides every record draws alike (`draws_alike`)
         self._alike_backs: tuple[Callable[[str, Any], str], frozenset[str]] | None = None  # a back chosen per record
         self._making: tuple[Any, bytes, list[Any]] | None = None  # the file `prepare` makes: thread, key, result
+        self._fronts: dict[int, str] = {}  # id(face) -> the key of its front, made for the kind's faces (`missing`)
 
     def draws_alike(self, renderer: Renderer) -> None:
         """Key the faces that every record draws alike (`Renderer.alike_faces`: a deck's common back)
@@ -105,8 +106,9 @@ class FaceStore:
 
     def missing(self, faces: list[Any]) -> list[Any]:
         """The faces among `faces` whose front is not kept (to be drawn)."""
-        entries = self.entries
-        return [face for face, key in zip(faces, self._keys("front", faces), strict=True) if key not in entries]
+        keys = self._keys("front", faces)
+        self._fronts = dict(zip(map(id, faces), keys, strict=True))  # for the pages (`page_key`)
+        return [face for face, key in zip(faces, keys, strict=True) if key not in self.entries]
 
     def draw_elsewhere(self, start: Callable[[], list[Any]], faces: list[Any]) -> None:
         """`faces` to be drawn by forked children (pnp.drawing.drawahead): `start` forks them once
@@ -270,7 +272,7 @@ class FaceStore:
         found = [self.entries.get(face_key) for face_key in keys]
         if None in found:
             return False
-        raws, doc = cast(list[Raw], found), canvas._doc
+        raws: list[Raw] = found  # type: ignore[assignment]  # none is None
         ready = self._ready_metas
         if not ready.issuperset([raw[1] for raw in raws]):
             for raw in raws:  # as drawing it does, face by face (an image gone: the page is drawn)
@@ -278,11 +280,11 @@ class FaceStore:
                     if not self._ready(canvas, renderer, *self._metas[raw[1]]):
                         return False
                     ready.add(raw[1])
-        self._name(doc, page.fonts)
-        if page.xobjects not in self._placed:  # forms and images, once in the document, stay
-            if not all(name in doc.idToObject for name in page.xobjects):
+        if (page.fonts, page.xobjects) not in self._placed:  # fonts named, forms and images put in: they stay
+            self._name(canvas._doc, page.fonts)
+            if not all(name in canvas._doc.idToObject for name in page.xobjects):
                 return False
-            self._placed.add(page.xobjects)
+            self._placed.add((page.fonts, page.xobjects))
         add_kept_page(canvas, page.data, page.xobjects)
         self.kept.update(zip(keys, raws, strict=True))
         for face, raw in zip(faces, raws, strict=True):
@@ -344,7 +346,13 @@ class FaceStore:
 
     def _keys(self, side: str, faces: list[Any]) -> list[str]:
         """`_key` of each of `faces` on `side`, made in one loop (a page's, a kind's)."""
-        if side in self._alike_sides or (side == "back" and self._alike_backs is not None):
+        if side in self._alike_sides:
+            return [f"{ALIKE}{side}"] * len(faces)
+        if side == "front" and self._fronts:
+            known = [self._fronts.get(id(face)) for face in faces]
+            if None not in known:
+                return known  # type: ignore[return-value]  # none is None
+        if side == "back" and self._alike_backs is not None:
             return [self._key(side, face) for face in faces]
         get = self.digests.get
         return [
@@ -558,15 +566,6 @@ def _font(name: str) -> Any:
     return getFont(name)
 
 
-def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:
-    """The characters a kind's fonts are preset with (pnp.drawing.stablefont); `name`: the sheets'
-    label (the kind's schema title, or the kind); `digests`: the build's FaceDigests, whose
-    serialised records are read (not made again)."""
-    from pnp.drawing.stablefont import preset_chars_of
-
-    return preset_chars_of(preset_parts(loaded, layout, kind, name or kind, digests))
-
-
 def kind_store(
     loaded: Any,
     layout: Any,
@@ -582,18 +581,3 @@ def kind_store(
     doc_key = f"{digests.layout_key(layout, kind)}\0{spec!r}"
     path = loaded.project.output / FOLDER / f"{kind}.faces"
     return FaceStore(path, key, loaded.project.root, doc_key, records, preset)
-
-
-def preset_parts(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> list[bytes]:
-    """Every text a kind's faces may draw characters of, as UTF-8: its layout, its records (all
-    records when its templates look others up), the icons, the sheet label. Assigned first in its
-    fonts (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
-    from pnp.drawing.faces import REF_FILTER
-
-    layout_text = orjson.dumps(layout.data)
-    if REF_FILTER.search(layout_text.decode()) or b"records_of" in layout_text:
-        records = [record for record_file in loaded.files for record in record_file.records]
-    else:
-        records = [record for _, _, record in loaded.records(kind)]
-    icons = orjson.dumps(loaded.icons, default=str)
-    return [layout_text, *digests.rare_bytes_of(records), icons, name.encode("utf-8", "surrogatepass")]

@@ -157,9 +157,9 @@ def _build_checked(
     caller to keep once the run is done; `ahead`: the faces' keys `_keys_ahead` made."""
     from pnp.drawing.combine import sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
-    from pnp.drawing.facekeys import face_keys
+    from pnp.drawing.facekeys import face_keys, kind_preset
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.facestore import kind_preset, kind_store
+    from pnp.drawing.facestore import kind_store
     from pnp.drawing.findings import check_cache_file, check_digests, code_digest, keys_file, kind_digest, render_kind
     from pnp.outputs.readmefile import documents_of, settled_read_me
     from pnp.verify.keys import existing_key
