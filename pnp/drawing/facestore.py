@@ -94,6 +94,7 @@ class FaceStore:
         self._alike_backs: tuple[Callable[[str, Any], str], frozenset[str]] | None = None  # a back chosen per record
         self._making: tuple[Any, bytes, list[Any]] | None = None  # the file `prepare` makes: thread, key, result
         self._fronts: dict[int, str] = {}  # id(face) -> the key of its front, made for the kind's faces (`missing`)
+        self.faces_drawn: tuple[int, float, float, float, str] | None = None  # how many, their size, bleed, shape
 
     def draws_alike(self, renderer: Renderer) -> None:
         """Key the faces that every record draws alike (`Renderer.alike_faces`: a deck's common back)
@@ -148,6 +149,7 @@ class FaceStore:
         from pnp.drawing.stablefont import preset_document
 
         format_quickly(canvas._doc)  # kept pages written as they are (pnp.drawing.pagestream)
+        self.faces_drawn = (len(faces), renderer.width, renderer.height, renderer.bleed, renderer.shape)
         preset_document(canvas._doc, self.preset)
         names = ["front"]
         if backs:

@@ -155,7 +155,7 @@ def _build_checked(
     `localized`: a language build (drawing's findings in translated text go to the catalog);
     `stores` gets the face store of each kind drawn (and its faces' keys per record file), for the
     caller to keep once the run is done; `ahead`: the faces' keys `_keys_ahead` made."""
-    from pnp.drawing.combine import sheet_count, write_combined
+    from pnp.drawing.combine import Part, sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
     from pnp.drawing.facekeys import face_keys, kind_preset
     from pnp.drawing.faces import FaceDigests
@@ -283,6 +283,11 @@ def _build_checked(
             store.prepare(store_key or None)  # its file made meanwhile, kept once the build succeeded
         manifest.record(target, key)
         written.append(target)
+        if store.faces_drawn is not None:  # the kind's faces as drawn, not counted again (`_part`)
+            n, width, height, bleed, shape = store.faces_drawn
+            parts_known[kind] = Part(
+                target, kind, n, width, height, bleed, layout.has_back, shape, own, labels.get(kind, "")
+            )
         sheets.append(
             (target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known, labels.get(kind, ""))], spec))
         )
