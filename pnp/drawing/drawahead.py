@@ -41,7 +41,7 @@ def draw_ahead(
     from pnp.core.workers import Child, can_fork
     from pnp.drawing.facecache import draw_jobs
 
-    missing = [face for face in faces if not store.keeps(face)]
+    missing = store.missing(faces)
     jobs = draw_jobs(len(missing), MIN_FACES, reserved) if jobs == 0 else min(jobs, len(missing))
     if jobs <= 1 or not can_fork():
         return

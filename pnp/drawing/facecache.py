@@ -159,13 +159,16 @@ def remember_build(
     bleed, what counting and placing the faces gave, an imposition error) as kind_findings stores it."""
     own, bleed, counted, imposed = found
     keys = cache.digests.record_keys(layout, kind, [record for _, record in records])
-    by_origin: dict[tuple[int, int], list[Finding]] = {(id(o[0]), o[1]): [] for o, _ in records}
+    by_origin: dict[tuple[int, int], list[Finding]] = {}
     for origin, finding in drawn:
         by_origin.setdefault((id(origin[0]), origin[1]), []).append(finding)
-    faces: dict[str, list[Finding]] = {}
-    if not imposed:  # nothing was drawn: nothing to keep for the faces
+    faces: dict[str, list[Finding]] = {}  # imposed: nothing was drawn, nothing to keep for the faces
+    none: list[Finding] = []  # what most faces found (one list for them all: it is only written)
+    if not imposed and not by_origin:  # no face found anything
+        faces = dict.fromkeys(keys, none)
+    elif not imposed:
         for (origin, _), key in zip(records, keys, strict=True):
-            faces.setdefault(key, by_origin[(id(origin[0]), origin[1])])
+            faces.setdefault(key, by_origin.get((id(origin[0]), origin[1]), none))
     _write(cache.file, _payload(cache.digests.layout_key(layout, kind), keys, own, bleed, imposed, counted, faces))
 
 

@@ -1,6 +1,7 @@
 """A kind's face keys per record file (pnp.drawing.faces.FaceDigests.keys_by_file), kept by the
 check and the build for the next run, signed with the project's key: a file whose records did
-not change takes its keys from there instead of serialising and hashing each record again."""
+not change takes its keys from there instead of serialising and hashing each record again. And
+what else keys a kind's faces: the characters its fonts are preset with (`kind_preset`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -73,3 +75,46 @@ class KeptKeys:
 
 def _keys_mac(key: bytes, payload: str) -> str:
     return hmac.new(key, b"face keys\0" + payload.encode(), hashlib.sha256).hexdigest()
+
+
+def face_keys(
+    loaded: Any, layout: Any, kind: str, digests: Any, kept: Path | None = None, signing_key: bytes | None = None
+) -> tuple[dict[int, str], Any]:
+    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests),
+    and what keeps them per record file for the next run (a `KeptKeys` to save
+    once the build succeeded; None). `kept`: where the check and the build keep them, signed with
+    `signing_key` (none yet in a first build: they are kept, signed with the key it makes); a file
+    whose records did not change takes its keys from there."""
+    if kept is None:
+        records = [record for _, _, record in loaded.records(kind)]
+        return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True)), None
+    pairs = [((f, i), r) for f, i, r in loaded.records(kind)]
+    layout_key = digests.layout_key(layout, kind)
+    known = read_keys(kept, layout_key, signing_key, loaded.project.root)
+    keys, files = digests.keys_by_file(layout, kind, pairs, known)
+    later = KeptKeys(kept, layout_key, files) if files != known else None
+    return dict(zip((id(record) for _, record in pairs), keys, strict=True)), later
+
+
+def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:
+    """The characters a kind's fonts are preset with (pnp.drawing.stablefont); `name`: the sheets'
+    label (the kind's schema title, or the kind); `digests`: the build's FaceDigests, whose
+    serialised records are read (not made again)."""
+    from pnp.drawing.stablefont import preset_chars_of
+
+    return preset_chars_of(preset_parts(loaded, layout, kind, name or kind, digests))
+
+
+def preset_parts(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> list[bytes]:
+    """Every text a kind's faces may draw characters of, as UTF-8: its layout, its records (all
+    records when its templates look others up), the icons, the sheet label. Assigned first in its
+    fonts (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
+    from pnp.drawing.faces import REF_FILTER
+
+    layout_text = orjson.dumps(layout.data)
+    if REF_FILTER.search(layout_text.decode()) or b"records_of" in layout_text:
+        records = [record for record_file in loaded.files for record in record_file.records]
+    else:
+        records = [record for _, _, record in loaded.records(kind)]
+    icons = orjson.dumps(loaded.icons, default=str)
+    return [layout_text, *digests.rare_bytes_of(records), icons, name.encode("utf-8", "surrogatepass")]

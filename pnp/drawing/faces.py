@@ -109,12 +109,18 @@ class FaceDigests:
 
     def rare_bytes(self, record: Record) -> bytes:
         """The record's serialised bytes outside printable ASCII (UTF-8 sequences whole): what its
-        text adds to the characters its fonts are preset with (pnp.drawing.facestore.kind_preset).
+        text adds to the characters its fonts are preset with (pnp.drawing.facekeys.kind_preset).
         For a file whose keys `keys_by_file` took from the last run, its first record has what all
         of its records have (the preset is a set of characters), the others nothing."""
         if id(record) not in self._rare_known:
             self.record_digest(record)
         return self._rare.get(id(record), b"")
+
+    def rare_bytes_of(self, records: list[Record]) -> list[bytes]:
+        """`rare_bytes` of those of `records` that have any (most records have none), in one loop."""
+        known, rare = self._rare_known, self._rare
+        self._record_digests([record for record in records if id(record) not in known])
+        return [rare[i] for i in map(id, records) if i in rare]
 
     def icons(self) -> list[Path]:
         """layouts/icons.json's image files (icon_files), worked out once for this loaded project."""

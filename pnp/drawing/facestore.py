@@ -22,16 +22,17 @@ finds one draws the kind again from scratch.
 
 Whole pages are kept too, as the compressed content stream a build wrote for them, under a key
 made of what is on the page: the keys of its faces, their slots and clips, its label. A page
-whose key is kept is not drawn at all (its stream is copied, what its faces name is put into the
-document as for a kept face), so after a one-card edit only the pages holding a changed face are
-drawn and compressed. Every page's stream, drawn or kept, goes into the file through the same
-`FixedStream`, formatted once when the page is shown (pnp.drawing.pdf.write_cut_sheets).
+whose key is kept is not drawn at all (its stream goes in without the canvas, what its faces name
+as for a kept face: pnp.drawing.pagestream), so after a one-card edit only the pages holding a
+changed face are drawn and compressed. Every page's stream, drawn or kept, goes into the file as a
+`FixedStream`, formatted once; the store's file is made on a thread once the PDF is (`prepare`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
@@ -76,22 +77,24 @@ class FaceStore:
             self._read()
         self.kept: dict[str, Kept | Raw] = {}  # this document's faces (Raw: reused, as the store holds them)
         self.kept_pages: dict[str, KeptPage] = {}  # this document's pages, for the next build
-        self.drawn = 0  # faces drawn in this document
-        self.reused = 0  # faces taken from the store
-        self.pages_drawn = 0  # pages drawn (not copied) in this document
+        self.drawn, self.reused, self.pages_drawn = 0, 0, 0  # faces drawn, faces taken from the store, pages drawn
         self.stable = False
         self._prefixes: dict[tuple[Box, Box | None], list[str]] = {}
         self._present: set[str] = set()  # forms and images known to be in the document
         self._named: set[tuple[str, int]] = set()  # font subsets known to be named in it
         self._ready_metas: set[int] = set()  # metas (forms, fonts, images) whose every name is in it
+        self._placed: set[tuple[Any, ...]] = set()  # kept pages' fonts, forms and images, known to be in it
         self._geometry: dict[tuple[int, int], tuple[Any, Any, list[str]]] = {}  # a page's slots and clips, written
-        self._on_page: list[tuple[str, Any]] = []  # (key, face) of the page `page_key` was last asked about
+        self._on_page: tuple[list[str], list[Any]] = ([], [])  # the faces of the page `page_key` made, and their keys
         self.keeps_pages = True  # False: a throwaway document drawing faces for another (pnp.drawing.drawahead)
         self._ahead: list[Any] = []  # forked children drawing faces for this document (pnp.core.workers.Child)
         self._elsewhere: set[str] = set()  # the keys of the faces they draw
         self._start: Callable[[], list[Any]] | None = None  # forks them (after the first face drawn here)
         self._alike_sides: frozenset[str] = frozenset()  # sides every record draws alike (`draws_alike`)
         self._alike_backs: tuple[Callable[[str, Any], str], frozenset[str]] | None = None  # a back chosen per record
+        self._making: tuple[Any, bytes, list[Any]] | None = None  # the file `prepare` makes: thread, key, result
+        self._fronts: dict[int, str] = {}  # id(face) -> the key of its front, made for the kind's faces (`missing`)
+        self.faces_drawn: tuple[int, float, float, float, str] | None = None  # how many, their size, bleed, shape
 
     def draws_alike(self, renderer: Renderer) -> None:
         """Key the faces that every record draws alike (`Renderer.alike_faces`: a deck's common back)
@@ -102,9 +105,11 @@ class FaceStore:
         self._alike_sides = alike & ({"front"} if per_record_back else {"front", "back"})
         self._alike_backs = (renderer.face_for, alike) if per_record_back and alike else None
 
-    def keeps(self, face: Any) -> bool:
-        """Whether the front of `face` is kept (its drawing copied, not drawn)."""
-        return self._key("front", face) in self.entries
+    def missing(self, faces: list[Any]) -> list[Any]:
+        """The faces among `faces` whose front is not kept (to be drawn)."""
+        keys = self._keys("front", faces)
+        self._fronts = dict(zip(map(id, faces), keys, strict=True))  # for the pages (`page_key`)
+        return [face for face, key in zip(faces, keys, strict=True) if key not in self.entries]
 
     def draw_elsewhere(self, start: Callable[[], list[Any]], faces: list[Any]) -> None:
         """`faces` to be drawn by forked children (pnp.drawing.drawahead): `start` forks them once
@@ -134,14 +139,17 @@ class FaceStore:
         self.entries, self.kept, self.drawn, self.reused, self.stable = {}, {}, 0, 0, False
         self._drawings, self._metas = Drawings(), []
         self.pages, self.kept_pages, self.pages_drawn = {}, {}, 0
-        self._prefixes, self._present, self._named, self._ready_metas = {}, set(), set(), set()
+        self._prefixes, self._present, self._named, self._ready_metas, self._placed = {}, set(), set(), set(), set()
 
     # --- drawing (pnp.drawing.pdf.write_cut_sheets) -------------------------------------------
 
     def begin(self, canvas: Canvas, renderer: Renderer, faces: list[Any], backs: bool) -> None:
         """Before the first page: preset the fonts, make the static layers' forms."""
+        from pnp.drawing.pagestream import format_quickly
         from pnp.drawing.stablefont import preset_document
 
+        format_quickly(canvas._doc)  # kept pages written as they are (pnp.drawing.pagestream)
+        self.faces_drawn = (len(faces), renderer.width, renderer.height, renderer.bleed, renderer.shape)
         preset_document(canvas._doc, self.preset)
         names = ["front"]
         if backs:
@@ -237,56 +245,54 @@ class FaceStore:
         """What a page shows: its faces (by key), their slots and clips, its label (the rest, the
         paper and the layout, is the document's key)."""
         parts = [label, "hex" if honeycomb else ""]
-        self._on_page = []
+        keys: list[str] = []
+        shown: list[Any] = []
         for side, slots, clips in sides:
             known = self._geometry.get((id(slots), id(clips)))
             if known is None:  # full sheets share their slots and clips (pnp.drawing.shelf.kind_sheets)
-                known = (slots, clips, [f"{box!r} {clip!r}" for box, clip in zip(slots, clips, strict=False)])
-                self._geometry[(id(slots), id(clips))] = known
-            for face, where in zip(faces, known[2], strict=False):
-                face_key = self._key(side, face)
-                self._on_page.append((face_key, face))
-                parts.append(f"{face_key} {where}")
+                where = [f"{box!r} {clip!r}" for box, clip in zip(slots, clips, strict=False)]
+                known = self._geometry[(id(slots), id(clips))] = (slots, clips, where)
+            on_side = faces[: len(known[2])]
+            side_keys = self._keys(side, on_side)
+            parts.extend(known[2][: len(on_side)])
+            parts.extend(side_keys)
+            keys.extend(side_keys)
+            shown.extend(on_side)
+        self._on_page = (keys, shown)
         return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     def replay_page(self, canvas: Canvas, renderer: Renderer, key: str, problems: list[Any]) -> bool:
         """Put the kept page `key` (just made by `page_key`) into the document in place of drawing
         it; False (nothing shown) when there is none, or a face on it is not kept or cannot be
         copied: the page is drawn."""
-        from reportlab.pdfbase.pdfdoc import PDFDictionary, PDFObjectReference
-
-        from pnp.drawing.pagestream import FixedStream, QuickPage
+        from pnp.drawing.pagestream import add_kept_page
 
         page = self.pages.get(key)
         if page is None:
             return False
-        hits: list[tuple[str, Any, Raw]] = []
-        for face_key, face in self._on_page:  # the faces `page_key` met, in its order (as drawn)
-            raw = self.entries.get(face_key)
-            if raw is None:
-                return False
-            hits.append((face_key, face, raw))
-        doc = canvas._doc
-        for _, _, raw in hits:  # as drawing it does, face by face (an image gone: the page is drawn)
-            if raw[1] not in self._ready_metas:
-                if not self._ready(canvas, renderer, *self._metas[raw[1]]):
-                    return False
-                self._ready_metas.add(raw[1])
-        self._name(doc, page.fonts)
-        if not all(name in doc.idToObject for name in page.xobjects):
+        keys, faces = self._on_page  # the faces `page_key` met, in its order (as drawn)
+        found = [self.entries.get(face_key) for face_key in keys]
+        if None in found:
             return False
-        canvas.showPage()
-        shown = doc.Pages.pages[-1]
-        shown.stream = None
-        shown.Contents = FixedStream(page.data)
-        forms = {name: PDFObjectReference(name) for name in page.xobjects}
-        shown.XObjects = PDFDictionary(forms) if forms else None  # as reportlab's showPage sets it
-        shown.__class__ = QuickPage
-        for face_key, face, raw in hits:
-            self.kept[face_key] = raw
+        raws: list[Raw] = found  # type: ignore[assignment]  # none is None
+        ready = self._ready_metas
+        if not ready.issuperset([raw[1] for raw in raws]):
+            for raw in raws:  # as drawing it does, face by face (an image gone: the page is drawn)
+                if raw[1] not in ready:
+                    if not self._ready(canvas, renderer, *self._metas[raw[1]]):
+                        return False
+                    ready.add(raw[1])
+        if (page.fonts, page.xobjects) not in self._placed:  # fonts named, forms and images put in: they stay
+            self._name(canvas._doc, page.fonts)
+            if not all(name in canvas._doc.idToObject for name in page.xobjects):
+                return False
+            self._placed.add((page.fonts, page.xobjects))
+        add_kept_page(canvas, page.data, page.xobjects)
+        self.kept.update(zip(keys, raws, strict=True))
+        for face, raw in zip(faces, raws, strict=True):
             if raw[2]:
                 problems.extend((face, finding) for finding in raw[2])
-        self.reused += len(hits)
+        self.reused += len(keys)
         self._present.update(page.xobjects)
         self.kept_pages[key] = page
         return True
@@ -299,7 +305,7 @@ class FaceStore:
             return
         shown = canvas._doc.Pages.pages[-1]
         data = fixed_stream(canvas._doc, shown)
-        if shown._colorsUsed or shown._shadingUsed or shown.Annots:
+        if shown._colorsUsed or shown._shadingUsed or shown.Annots or shown.ExtGState:
             return  # named resources of its own: drawn again each time
         xobjects = tuple(shown.XObjects.dict) if shown.XObjects is not None else ()
         self._named.update(fonts)
@@ -340,6 +346,24 @@ class FaceStore:
         dumped = orjson.dumps(extra, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
         return f"{record}:{side}:{dumped.decode()}"
 
+    def _keys(self, side: str, faces: list[Any]) -> list[str]:
+        """`_key` of each of `faces` on `side`, made in one loop (a page's, a kind's)."""
+        if side in self._alike_sides:
+            return [f"{ALIKE}{side}"] * len(faces)
+        if side == "front" and self._fronts:
+            known = [self._fronts.get(id(face)) for face in faces]
+            if None not in known:
+                return known  # type: ignore[return-value]  # none is None
+        if side == "back" and self._alike_backs is not None:
+            return [self._key(side, face) for face in faces]
+        get = self.digests.get
+        return [
+            f"{get(id(f.record), '')}:{side}:{f.extra['copy']}"
+            if len(f.extra) == 1 and type(f.extra.get("copy")) is int
+            else self._key(side, f)
+            for f in faces
+        ]
+
     def _kept(self, key: str) -> Kept | None:
         raw = self.entries.get(key)
         if raw is None and key in self._elsewhere:
@@ -362,9 +386,10 @@ class FaceStore:
 
         if self.path is None or key is None:
             return
+        prepared = self._prepared(key)
         if key != self.key:
             self.key, self.entries = key, {}  # a new key: the file is written again
-        pieces = self._file(key)
+        pieces = self._file(key) if prepared is None else prepared[0]
         if pieces is None:
             self._remove()
         elif pieces:
@@ -373,6 +398,26 @@ class FaceStore:
                 rewrite_cache(self.path, pieces)
             except OSError:
                 self._remove()  # a read-only output folder, a full disk: the next build draws every face
+
+    def prepare(self, key: bytes | None) -> None:
+        """Make the file `save(key)` writes, on a thread, while the build does the rest (its other
+        outputs, waiting for its PDFs to reach the disk): hashing 14 MB releases the lock."""
+
+        def make(into: list[tuple[list[bytes | memoryview] | None]], key: bytes) -> None:
+            with contextlib.suppress(Exception):  # made again by `save`, which says what failed
+                into.append((self._file(key),))
+
+        if self.path is not None and key is not None and key == self.key:
+            made: list[tuple[list[bytes | memoryview] | None]] = []
+            self._making = (threading.Thread(target=make, args=(made, key), daemon=True), key, made)
+            self._making[0].start()
+
+    def _prepared(self, key: bytes) -> tuple[list[bytes | memoryview] | None] | None:
+        """What `prepare(key)` made (None: nothing, or for another key, or it failed)."""
+        making, self._making = self._making, None
+        if making is not None:
+            making[0].join()
+        return making[2][0] if making is not None and making[2] and making[1] == key else None
 
     def _file(self, key: bytes) -> list[bytes | memoryview] | None:
         """The file that keeps this build's faces, in pieces (pnp.drawing.facefile): None when nothing
@@ -523,36 +568,6 @@ def _font(name: str) -> Any:
     return getFont(name)
 
 
-def face_keys(
-    loaded: Any, layout: Any, kind: str, digests: Any, kept: Path | None = None, signing_key: bytes | None = None
-) -> tuple[dict[int, str], Any]:
-    """id(record) -> the face digest of each record of `kind` (digests: pnp.drawing.faces.FaceDigests),
-    and what keeps them per record file for the next run (a pnp.drawing.facecache.KeptKeys to save
-    once the build succeeded; None). `kept`: where the check and the build keep them, signed with
-    `signing_key` (none yet in a first build: they are kept, signed with the key it makes); a file
-    whose records did not change takes its keys from there."""
-    if kept is None:
-        records = [record for _, _, record in loaded.records(kind)]
-        return dict(zip(map(id, records), digests.record_keys(layout, kind, records), strict=True)), None
-    from pnp.drawing.facekeys import KeptKeys, read_keys
-
-    pairs = [((f, i), r) for f, i, r in loaded.records(kind)]
-    layout_key = digests.layout_key(layout, kind)
-    known = read_keys(kept, layout_key, signing_key, loaded.project.root)
-    keys, files = digests.keys_by_file(layout, kind, pairs, known)
-    later = KeptKeys(kept, layout_key, files) if files != known else None
-    return dict(zip((id(record) for _, record in pairs), keys, strict=True)), later
-
-
-def kind_preset(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> str:
-    """The characters a kind's fonts are preset with (pnp.drawing.stablefont); `name`: the sheets'
-    label (the kind's schema title, or the kind); `digests`: the build's FaceDigests, whose
-    serialised records are read (not made again)."""
-    from pnp.drawing.stablefont import preset_chars_of
-
-    return preset_chars_of(preset_parts(loaded, layout, kind, name or kind, digests))
-
-
 def kind_store(
     loaded: Any,
     layout: Any,
@@ -568,18 +583,3 @@ def kind_store(
     doc_key = f"{digests.layout_key(layout, kind)}\0{spec!r}"
     path = loaded.project.output / FOLDER / f"{kind}.faces"
     return FaceStore(path, key, loaded.project.root, doc_key, records, preset)
-
-
-def preset_parts(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -> list[bytes]:
-    """Every text a kind's faces may draw characters of, as UTF-8: its layout, its records (all
-    records when its templates look others up), the icons, the sheet label. Assigned first in its
-    fonts (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
-    from pnp.drawing.faces import REF_FILTER
-
-    layout_text = orjson.dumps(layout.data)
-    if REF_FILTER.search(layout_text.decode()) or b"records_of" in layout_text:
-        records = [record for record_file in loaded.files for record in record_file.records]
-    else:
-        records = [record for _, _, record in loaded.records(kind)]
-    icons = orjson.dumps(loaded.icons, default=str)
-    return [layout_text, *map(digests.rare_bytes, records), icons, name.encode("utf-8", "surrogatepass")]

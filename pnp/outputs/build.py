@@ -29,7 +29,7 @@ from pnp.core.output import (
 from pnp.core.problems import Problem, not_found_before
 from pnp.core.progress import progress_bar
 from pnp.drawing.impose import MM, Cutting, Duplex, SheetSpec, parse_paper, with_cutting
-from pnp.outputs.buildcheck import checked_meanwhile
+from pnp.outputs.buildcheck import checked_meanwhile, collections_deferred
 from pnp.project.config import Project
 
 if TYPE_CHECKING:  # the check and drawing stages load when a build has work to do (start-up time)
@@ -121,7 +121,7 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         reported = problems if options.lang else check_loaded(loaded, CheckOptions(render_cache=False))
         return BuildResult((), (), tuple(reported))  # a failed build writes nothing, not even a cache
     stores: list[FaceStore | KeptKeys] = []
-    with OutputRun(project.output) as run:  # a failed build writes nothing: see pnp.core.output
+    with collections_deferred(), OutputRun(project.output) as run:  # a failed build writes nothing (pnp.core.output)
         result = _build_checked(project, options, loaded, layouts, problems, localized, stores, ahead)
         if result.exit_code and not options.keep_going:
             run.discard()
@@ -130,8 +130,9 @@ def run_build(project: Project, options: BuildOptions) -> BuildResult:
         from pnp.verify.keys import project_key
 
         key = project_key(project)
-        for store in stores:
-            store.save(key)
+        with collections_deferred():
+            for store in stores:
+                store.save(key)
     if localized is not None:
         result = replace(result, fallbacks=localized.fallbacks.count)
     from pnp.verify.cache import keep_facts
@@ -154,10 +155,11 @@ def _build_checked(
     `localized`: a language build (drawing's findings in translated text go to the catalog);
     `stores` gets the face store of each kind drawn (and its faces' keys per record file), for the
     caller to keep once the run is done; `ahead`: the faces' keys `_keys_ahead` made."""
-    from pnp.drawing.combine import sheet_count, write_combined
+    from pnp.drawing.combine import Part, sheet_count, write_combined
     from pnp.drawing.facecache import CheckCache
+    from pnp.drawing.facekeys import face_keys, kind_preset
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.facestore import face_keys, kind_preset, kind_store
+    from pnp.drawing.facestore import kind_store
     from pnp.drawing.findings import check_cache_file, check_digests, code_digest, keys_file, kind_digest, render_kind
     from pnp.outputs.readmefile import documents_of, settled_read_me
     from pnp.verify.keys import existing_key
@@ -278,8 +280,14 @@ def _build_checked(
         progress(count)
         if stores is not None:
             stores.append(store)
+            store.prepare(store_key or None)  # its file made meanwhile, kept once the build succeeded
         manifest.record(target, key)
         written.append(target)
+        if store.faces_drawn is not None:  # the kind's faces as drawn, not counted again (`_part`)
+            n, width, height, bleed, shape = store.faces_drawn
+            parts_known[kind] = Part(
+                target, kind, n, width, height, bleed, layout.has_back, shape, own, labels.get(kind, "")
+            )
         sheets.append(
             (target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known, labels.get(kind, ""))], spec))
         )
@@ -357,7 +365,7 @@ def _keys_ahead(project: Project, options: BuildOptions, loaded: LoadedProject, 
     draws keys them with the check's digests), made while the forked check still works: at 10,000
     cards it answered after the drawing stage's imports. Put in `into` (the digests under "");
     nothing when the build is not such a build, or when anything fails (made again, and said, later)."""
-    from pnp.drawing.facestore import face_keys
+    from pnp.drawing.facekeys import face_keys
     from pnp.drawing.findings import check_digests, code_digest, keys_file
     from pnp.verify.keys import existing_key
 
