@@ -159,7 +159,7 @@ def _build_checked(
     from pnp.drawing.facecache import CheckCache
     from pnp.drawing.facekeys import face_keys, kind_preset
     from pnp.drawing.faces import FaceDigests
-    from pnp.drawing.facestore import kind_store
+    from pnp.drawing.facestore import FaceStore, kind_store
     from pnp.drawing.findings import check_cache_file, check_digests, code_digest, keys_file, kind_digest, render_kind
     from pnp.outputs.readmefile import documents_of, settled_read_me
     from pnp.verify.keys import existing_key
@@ -280,7 +280,6 @@ def _build_checked(
         progress(count)
         if stores is not None:
             stores.append(store)
-            store.prepare(store_key or None)  # its file made meanwhile, kept once the build succeeded
         manifest.record(target, key)
         written.append(target)
         if store.faces_drawn is not None:  # the kind's faces as drawn, not counted again (`_part`)
@@ -291,6 +290,9 @@ def _build_checked(
         sheets.append(
             (target, sheet_count([_part(loaded, layout, kind, target, spec, parts_known, labels.get(kind, ""))], spec))
         )
+    for held in stores or ():  # each store's file made on a thread while the build writes the rest,
+        if isinstance(held, FaceStore):  # kept once it succeeded; not before: drawing a kind may fork,
+            held.prepare(store_key or None)  # and a fork must not copy a thread at work
     laid = None if sheets_child is None else sheets_child.result()  # None: the child failed, laid out here
     if laid is None:
         laid = _lay_out_sheets(loaded, project, options, manifest, localized, digests_checked is not None)
