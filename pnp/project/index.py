@@ -184,7 +184,13 @@ class Index:
         return found
 
     def records_of(self, kind: str) -> Iterator[tuple[RecordFile, int, dict[str, Any]]]:
+        """(file, index, record) of every record of `kind`, in the files' order."""
+        uniform = self.uniform
         for record_file in self.files_by_kind.get(kind, []):
+            if id(record_file) in uniform:  # every record an object of this kind (_add_uniform): no test each
+                records = record_file.records
+                yield from zip(repeat(record_file), range(len(records)), records)
+                continue
             for index, record in enumerate(record_file.records):
                 if type(record) is dict and record.get("kind") == kind:
                     yield record_file, index, record
