@@ -95,3 +95,31 @@ def test_a_viewer_shows_what_the_pixels_stored_plainly_show(built: tuple[Path, p
     ours = pdfium.PdfDocument(path)[0].render(scale=4).to_pil().convert("RGB")
     theirs = pdfium.PdfDocument(tmp_path / "plain.pdf")[0].render(scale=4).to_pil().convert("RGB")
     assert ours.tobytes() == theirs.tobytes()
+
+
+def test_no_stream_is_ascii85_encoded(built: tuple[Path, pikepdf.Pdf], tmp_path: Path) -> None:
+    """Every stream is Flate (or a JPEG's DCT) alone: reportlab's default adds ASCII85 on top of
+    the images it stores itself (alpha, palette, 16 bits, JPEG), a quarter more bytes each."""
+    project, pdf = built
+    Image.new("RGB", (40, 30), (200, 30, 60)).save(project / "art" / "photo.jpg", quality=90)
+    cards = project / "cards" / "cards.json"
+    records = json.loads(cards.read_text(encoding="utf-8"))
+    records[len(ART)]["image"] = "art/photo.jpg"
+    cards.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    done = run(project, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    for path in (project / "output").rglob("*.pdf"):
+        with pikepdf.open(path) as document:
+            filters = [
+                str(item)
+                for stream in document.objects
+                if isinstance(stream, pikepdf.Stream)
+                for item in (
+                    stream.get("/Filter")
+                    if isinstance(stream.get("/Filter"), pikepdf.Array)
+                    else [stream.get("/Filter")]
+                )
+            ]
+        assert "/ASCII85Decode" not in filters, path
+        if path.name == "test.card.pdf":
+            assert "/DCTDecode" in filters and "/FlateDecode" in filters

@@ -57,6 +57,17 @@ class FontError(ValueError):  # a ValueError: drawing reports it as a layout pro
     """A font file that cannot be used (message names the file and why)."""
 
 
+def pdf_settings() -> None:
+    """reportlab's process-wide settings for every PDF pnp writes: invariant (no date, no random
+    id: the same input gives the same bytes) and each compressed stream stored as Flate alone:
+    reportlab's default puts ASCII85 on top (for 7-bit mail), a quarter more bytes for every
+    page, image and font."""
+    from reportlab import rl_config
+
+    rl_config.invariant = 1
+    rl_config.useA85 = 0
+
+
 def register_bundled() -> None:
     """Make the bundled fonts known to reportlab, with bold/italic mappings for Paragraphs. Each is
     read (its TrueType tables parsed, ~10 ms) when it is first asked for by name, so a layout

@@ -21,7 +21,7 @@ from pnp.core.limits import current as current_limits
 from pnp.core.limits import exceeded
 from pnp.core.problems import Finding
 from pnp.drawing.elements import template_failures
-from pnp.drawing.fonts import SANS, register_bundled
+from pnp.drawing.fonts import SANS, pdf_settings, register_bundled
 from pnp.drawing.impose import Box, Mark, SheetSpec, crop_marks, fold_line, for_faces, label_spot, oriented
 from pnp.drawing.render import Renderer
 from pnp.drawing.shelf import Piece, hexagon, kind_sheets
@@ -167,6 +167,7 @@ def _int_value(renderer: Renderer, spec: Any, context: dict[str, Any], default: 
 
 def new_canvas(handle: IO[bytes], pagesize: tuple[float, float], title: str) -> Canvas:
     """A deterministic canvas (invariant mode) whose only font is an embedded TrueType one."""
+    pdf_settings()
     register_bundled()
     canvas = Canvas(
         handle, pagesize=pagesize, invariant=1, initialFontName=SANS.regular, initialFontSize=9, pageCompression=1

@@ -414,13 +414,11 @@ def lay_out_sheets(
     `words_key` (the catalog's digest) is part of every output's digest, so a new word rebuilds.
     `check_cache`: `pnp check`'s folder of sheet findings (render_findings), filled with what each
     output laid out here found, so that a check after the build lays out nothing again."""
-    from reportlab import rl_config
-
     pagesize = paper_size(paper)  # an unknown paper is refused before anything is written
     if not loaded.sheets.sheets and not uncovered_kinds(loaded, set()):
         return []  # nothing to lay out: reportlab's platypus is not even imported
     fonts.register_bundled()
-    rl_config.invariant = 1
+    fonts.pdf_settings()
     sheets = loaded.sheets
     if texts is not None:  # a translation rewrites the texts: a copy of its own
         sheets = read_sheet_files(loaded.project)
@@ -508,10 +506,8 @@ def render_findings(
         cached = read_cache(cache / name, key, files, root) if cache is not None else None
         if cached is None:
             if drawer is None:  # the first output not in the cache: now draw
-                from reportlab import rl_config
-
                 fonts.register_bundled()
-                rl_config.invariant = 1
+                fonts.pdf_settings()
                 drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
             drawer.problems.clear()
             build_one(drawer, output, pagesize)
