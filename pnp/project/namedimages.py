@@ -48,10 +48,10 @@ def learn_images(loaded: LoadedProject, jobs: int) -> None:
 
 def _unknown_images(loaded: LoadedProject, known: Callable[[Path, str], bool]) -> list[Path]:
     """The PNG and JPEG files inside the project that records name in top-level image fields
-    and whose verdict is not known yet, each once, resolved as the check's asset_problem resolves them (a
-    name that is no such file is left to the check, which says what is wrong with it). Where the
-    first SAMPLED names are nearly all known (a check after an edit), none: the few new ones are
-    decoded when asked about, and a deck of 10,000 images is not looked at twice a run."""
+    and whose verdict is not known yet, each once, resolved as the check's asset_problem resolves
+    them (a name that is no such file is left to the check, which says what is wrong with it).
+    Where the first SAMPLED names are nearly all known (a check after an edit), none: the few new
+    ones are decoded when asked about, and a deck of 10,000 images is not looked at twice a run."""
     root = loaded.project.root
     inside = root.resolve()
     names: set[str] = set()
