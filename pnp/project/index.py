@@ -219,7 +219,7 @@ class Index:
         than MAX_EDITED_ID gets only its sorted neighbours: the edits would grow with its square.
         """
         if any(kind in self.id_fields for kind in kinds):  # ids of their own: a small ranking
-            return self._ranked(wanted, (i for k in kinds for i in self.scoped.get(k, ())))
+            return closest(wanted, (i for k in kinds for i in self.scoped.get(k, ())), limit=3, cutoff=60)
         if self._sorted is None:
             self._sorted = sorted(self.first)
         first = self.first
@@ -237,11 +237,7 @@ class Index:
             edits += [head + c + rest for c in ID_CHARS]
         candidates.update([edit for edit in edits if edit in first])  # a dict lookup each
         wanted_kinds = set(kinds)
-        return self._ranked(wanted, (c for c in candidates if first[c][0] in wanted_kinds))
-
-    @staticmethod
-    def _ranked(wanted: str, candidates: Iterable[str]) -> list[str]:
-        return closest(wanted, candidates, limit=3, cutoff=60)
+        return closest(wanted, (c for c in candidates if first[c][0] in wanted_kinds), limit=3, cutoff=60)
 
 
 def build_index(files: Iterable[tuple[RecordFile, Iterable[str]]], id_fields: dict[str, str] | None = None) -> Index:
