@@ -54,7 +54,7 @@ class PaperSettings:
     per_page: int = 0  # cards-per-page: at most this many faces a sheet (0: as many as fit)
     rows: int = 0  # an exact grid (0: as many as fit)
     columns: int = 0
-    mix_sizes: bool = False  # mix-sizes: a game's cards and tokens of every size on shared sheets
+    mix_sizes: str = ""  # mix-sizes: "all" (true), "last-sheets" or "" (config._mix_mode): sizes on shared sheets
     where: tuple[tuple[str, str, int, int], ...] = ()  # key, pnp.toml as shown, line, column: to locate an error
 
     @property

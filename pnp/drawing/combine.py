@@ -10,7 +10,9 @@ Each face's own clip (cut back in its kind's butted file where a neighbour touch
 to its whole bleed and the face is clipped again at its slot here, so a face whose neighbour slot
 is empty keeps its bleed on that edge whatever its neighbours were in its own file.
 Tokens of several sizes share token sheets instead (pnp.drawing.shelf) where that takes fewer sheets:
-there each face keeps its whole bleed and gets its own cut guide.
+there each face keeps its whole bleed and gets its own cut guide. [paper] mix-sizes shelf-packs
+faces of every size together the same way: all of them (true), or only the part-filled last sheet
+of each size ("last-sheets"), where that saves paper.
 """
 
 from __future__ import annotations
@@ -85,7 +87,9 @@ def _part_spec(part: Part, spec: SheetSpec) -> SheetSpec:
 
 def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
     """Every sheet of the combined file, in order: per geometry (in order of first appearance)
-    a shared grid; tokens of several sizes on shared token sheets where that takes fewer sheets."""
+    a shared grid; tokens of several sizes on shared token sheets where that takes fewer sheets;
+    with [paper] mix-sizes, every face shelf-packed together ("all") or the part-filled last sheet
+    of each size ("last-sheets"), where that takes fewer sheets."""
     groups: dict[tuple[float, float, float, str], list[int]] = {}
     for number, part in enumerate(parts):
         own = _part_spec(part, spec)
@@ -101,18 +105,72 @@ def combined_sheets(parts: list[Part], spec: SheetSpec) -> list[_Sheet]:
     pooled = _token_sheets(parts, [m for key in tokens for m in groups[key]], spec) if len(tokens) > 1 else None
     if pooled is not None and len(pooled) >= sum(len(gridded[key]) for key in tokens):
         pooled = None  # token sheets only where they save paper
-    result: list[_Sheet] = []
+    runs: list[list[_Sheet]] = []  # each size's sheets (the pooled tokens' one run)
     for key in groups:
         if pooled is not None and key in tokens:
             if key == tokens[0]:
-                result.extend(pooled)
+                runs.append(pooled)
             continue
-        result.extend(gridded[key])
-    if spec.mix_sizes and len(groups) > 1:  # [paper] mix-sizes: every face of the game shelf-packed together
+        runs.append(gridded[key])
+    result = [sheet for run in runs for sheet in run]
+    if spec.mix_sizes == "all" and len(groups) > 1:  # every face of the game shelf-packed together
         mixed = _token_sheets(parts, [m for members in groups.values() for m in members], spec)
         if mixed is not None and len(mixed) < len(result):  # only where that saves paper
             return mixed
+    if spec.mix_sizes == "last-sheets" and len(runs) > 1:
+        return _last_sheets_mixed(parts, runs, spec)
     return result
+
+
+def _last_sheets_mixed(parts: list[Part], runs: list[list[_Sheet]], spec: SheetSpec) -> list[_Sheet]:
+    """`runs` with the last sheets of some sizes shelf-packed together after the others' sheets,
+    where that saves paper: the least filled last sheets first (by the paper their faces and
+    bleeds cover), as many of them as saves the most sheets (the fewest, of equal savings: each
+    face moved loses its shared cut lines). Full sheets keep their grids."""
+
+    def covered(sheet: _Sheet) -> float:
+        return sum(
+            (parts[p.part].width + 2 * parts[p.part].bleed) * (parts[p.part].height + 2 * parts[p.part].bleed)
+            for p in sheet.faces
+        )
+
+    last = sorted((covered(run[-1]), number) for number, run in enumerate(runs) if run)
+    best: tuple[int, list[int], list[_Sheet]] = (0, [], [])
+    for count in range(2, len(last) + 1):
+        chosen = [number for _, number in last[:count]]
+        pieces = [piece for number in chosen for piece in _pieces(parts, runs[number][-1])]
+        mixed = _shelf_sheets(parts, pieces, spec)
+        if mixed is not None and count - len(mixed) > best[0]:
+            best = (count - len(mixed), chosen, mixed)
+    saved, chosen, mixed = best
+    if not saved:
+        return [sheet for run in runs for sheet in run]
+    kept = [sheet for number, run in enumerate(runs) for sheet in (run[:-1] if number in chosen else run)]
+    return kept + mixed
+
+
+def _pieces(parts: list[Part], sheet: _Sheet) -> list[Piece]:
+    """The faces of `sheet` as shelf pieces: each part's faces on it (a run of its numbers)."""
+    numbers: dict[int, list[int]] = {}
+    for placed in sheet.faces:
+        numbers.setdefault(placed.part, []).append(placed.index)
+    pieces = []
+    for m, indexes in numbers.items():
+        part = parts[m]
+        for start, count in _spans(sorted(indexes)):
+            pieces.append(Piece(m, count, part.width, part.height, part.bleed, part.shape, part.has_back, start))
+    return pieces
+
+
+def _spans(numbers: list[int]) -> list[tuple[int, int]]:
+    """Sorted numbers as (first, count) runs of consecutive ones."""
+    spans: list[tuple[int, int]] = []
+    for number in numbers:
+        if spans and spans[-1][0] + spans[-1][1] == number:
+            spans[-1] = (spans[-1][0], spans[-1][1] + 1)
+        else:
+            spans.append((number, 1))
+    return spans
 
 
 def _group_spec(parts: list[Part], members: list[int], spec: SheetSpec) -> SheetSpec:
@@ -150,7 +208,14 @@ def _token_sheets(parts: list[Part], members: list[int], spec: SheetSpec) -> lis
         Piece(m, parts[m].faces, parts[m].width, parts[m].height, parts[m].bleed, parts[m].shape, parts[m].has_back)
         for m in members
     ]
-    own = parts[members[0]].spec if len(members) == 1 else None
+    return _shelf_sheets(parts, pieces, spec)
+
+
+def _shelf_sheets(parts: list[Part], pieces: list[Piece], spec: SheetSpec) -> list[_Sheet] | None:
+    """`pieces` shelf-packed on token sheets, in the orientation taking fewer (auto); None when one
+    does not fit the page. One part's alone keep its own sheets' cutting."""
+    members = {piece.part for piece in pieces}
+    own = parts[next(iter(members))].spec if len(members) == 1 else None
     token_spec = replace(
         for_faces(own or spec, any(p.has_back for p in pieces)), bleed=max(p.bleed for p in pieces), cutting="gutter"
     )

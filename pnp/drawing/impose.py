@@ -38,7 +38,7 @@ class SheetSpec:
     columns: int = 0  # [paper] columns, rows: exactly this grid (0: as many as fit)
     rows: int = 0
     per_page: int = 0  # [paper] cards-per-page: at most this many faces a sheet (0: as many as fit)
-    mix_sizes: bool = False  # [paper] mix-sizes: a game's cards and tokens shelf-packed together (combine)
+    mix_sizes: str = ""  # [paper] mix-sizes: "all", "last-sheets" or "": sizes shelf-packed together (combine)
 
     @property
     def spacing(self) -> float:

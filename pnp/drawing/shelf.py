@@ -32,6 +32,7 @@ class Piece:
     bleed: float
     shape: str
     has_back: bool
+    first: int = 0  # the number of its first token within its part (a part's last tokens alone: combine)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,7 @@ def shelf_pack(pieces: list[Piece], spec: SheetSpec) -> list[list[Spot]]:
                     continue
                 boxes = boxes or _honeycomb(piece, gap, left, right, y, bottom, 1)  # one, on a page of its own
                 for box in boxes:
-                    sheets[-1].append(Spot(piece.part, placed, box, _back(box, spec)))
+                    sheets[-1].append(Spot(piece.part, piece.first + placed, box, _back(box, spec)))
                     placed += 1
                 y = min(b.y for b in boxes) - gap / 2
             continue
@@ -106,7 +107,7 @@ def shelf_pack(pieces: list[Piece], spec: SheetSpec) -> list[list[Spot]]:
             if y - cell_h < bottom - 1e-6:
                 new_sheet()
             box = Box(x + gap / 2, y - gap / 2 - piece.height, piece.width, piece.height)
-            sheets[-1].append(Spot(piece.part, index, box, _back(box, spec)))
+            sheets[-1].append(Spot(piece.part, piece.first + index, box, _back(box, spec)))
             x += cell_w
             shelf = max(shelf, cell_h)
     fold_edge = spec.page_width / 2 - max(gap, 2 * edge) / 2 if fold else None

@@ -246,10 +246,19 @@ KEYS: dict[str, dict[str, str]] = {
         "cards-per-page": "count",
         "rows": "count",
         "columns": "count",
-        "mix-sizes": "bool",
+        "mix-sizes": "mix",
     },
 }
 MAX_GRID = 50  # rows, columns: no paper holds more cards across
+MIX_MODES = ("last-sheets",)  # [paper] mix-sizes as a string (true: "all", every face)
+
+
+def _mix_mode(value: Any) -> str:
+    """[paper] mix-sizes as pnp.drawing.combine reads it: "" (each size its grid), "all" (true:
+    every face shelf-packed together) or "last-sheets" (each size's part-filled last sheet)."""
+    if value is True:
+        return "all"
+    return str(value) if value in MIX_MODES else ""
 
 
 class ProjectFileCheck:
@@ -349,6 +358,9 @@ def _value_problem(rule: str, value: Any) -> str | None:
         return 'must be a list of at most 100 short texts: ["a pencil", "six counters"]'
     if rule == "bool" and not isinstance(value, bool):
         return "must be true or false"
+    if rule == "mix" and not (isinstance(value, bool) or value in MIX_MODES):
+        hint = _hint(value, list(MIX_MODES)) if isinstance(value, str) else ""
+        return 'must be true (every face shelf-packed together), false, or "last-sheets"' + hint
     if rule == "orientation" and value not in ORIENTATIONS:
         return f"orientation must be portrait, landscape or auto{_hint(str(value), list(ORIENTATIONS))}"
     if rule == "printer" and value not in PRINTERS:
@@ -403,7 +415,7 @@ def _paper_table(settings: ProjectFileCheck) -> tuple[PaperSettings, str | None]
         per_page=int(table.get("cards-per-page", 0)),
         rows=int(table.get("rows", 0)),
         columns=int(table.get("columns", 0)),
-        mix_sizes=bool(table.get("mix-sizes", False)),
+        mix_sizes=_mix_mode(table.get("mix-sizes", False)),
         where=tuple(where),
     )
     return sheet, (str(table["size"]) if "size" in table else None)
