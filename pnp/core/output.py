@@ -218,6 +218,10 @@ class Manifest:
         key = output.relative_to(self.folder).as_posix()
         return output.is_file() and not output.is_symlink() and self.entries.get(key) == input_digest
 
+    def stored(self, output: Path) -> str | None:
+        """The digest `output` was last recorded with (None: none)."""
+        return self.entries.get(output.relative_to(self.folder).as_posix())
+
     def record(self, output: Path, input_digest: str) -> None:
         self.entries[output.relative_to(self.folder).as_posix()] = input_digest
 

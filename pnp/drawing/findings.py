@@ -308,18 +308,26 @@ def render_findings(
 
 
 def read_cache(path: Path, key: str, files: dict[Path, RecordFile], root: Path) -> list[Located] | None:
+    stored = read_cache_keyed(path, files, root)
+    return stored[1] if stored is not None and stored[0] == key else None
+
+
+def read_cache_keyed(path: Path, files: dict[Path, RecordFile], root: Path) -> tuple[str, list[Located]] | None:
+    """The key a cache file was written under, and its findings; None when there is none this pnp
+    can read (the key says whether they still hold: the caller compares it)."""
     from pnp.core.paths import RefusedFile, read_regular
 
     try:  # a regular file only: a pipe planted in the cache must not block pnp check
         stored = orjson.loads(read_regular(path, CACHE_MAX_BYTES, root))
-        if stored.get("key") != key:
+        key = stored.get("key")
+        if not isinstance(key, str):
             return None
         found = [(files[root / item["file"]], Finding(**item["finding"])) for item in stored["findings"]]
     except (RefusedFile, OSError, ValueError, KeyError, TypeError, AttributeError):
         return None  # no cache, or one this pnp cannot read: draw again
     if not all(sound_finding(finding) for _, finding in found):
         return None  # edited by hand, or by another pnp: draw again
-    return found
+    return key, found
 
 
 def write_cache(path: Path, key: str, found: list[Located], root: Path) -> None:

@@ -393,6 +393,7 @@ def card(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope, 
     record = d.expr(sheet, pointer + "/record", block["record"], scope) if "record" in block else scope.get("record")
     if not isinstance(record, dict):
         return []
+    d.note_card(record)
     size = float(block.get("size", 25)) * mm
     drawing = CardDrawing(record, size, d.draw_card)
     if "beside" not in block:
@@ -438,6 +439,8 @@ def image(d: Drawer, sheet: SheetFile, block: Block, pointer: str, scope: Scope,
     src = d.text(sheet, pointer + "/src", block["src"], scope)
     if not src:
         return []
+    if "{" in str(block["src"]):  # a file a template names: an input of this output (pnp.sheets.lookups)
+        d.note_file(src)
     path, problem = project_file(d.root, src)
     if problem or path is None:
         d.fail(sheet, pointer + "/src", scope, f"image {src!r} {problem}; name an image file inside the project")

@@ -25,6 +25,7 @@ from pnp.project.loaded import read_sheet_files
 from pnp.project.records import RecordFile
 from pnp.project.sheetfiles import SheetFile, SheetSet, schema_labels
 from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
+from pnp.sheets.lookups import NOTHING, Looked, compose, looked_files, looked_records, merged, parse
 from pnp.sheets.templates import CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
 if TYPE_CHECKING:  # drawing (reportlab) is imported only to draw: pnp check plans without it
@@ -58,6 +59,7 @@ class Output:
     records: tuple[dict[str, Any], ...]
     title: str
     footer: str
+    looked: Looked = NOTHING  # what its title and footer looked up (pnp.sheets.lookups)
 
 
 def paper_size(paper: str) -> tuple[float, float]:
@@ -165,13 +167,25 @@ class Planner:
             path = self.out_dir / relative
             message = f"output {template!r} leads outside the output folder; written to {path.name} instead"
             self.problems.append((sheet, Finding("sheet-error", message, "/output")))
+        self.drawer.track()
         title = self.drawer.text(sheet, "/title", sheet.data["title"], scope)
         footer = self.drawer.text(sheet, "/footer", sheet.data["footer"], scope) if "footer" in sheet.data else game
+        looked = self.drawer.tracked()
         # records a template looks up by kind (records_of('KIND')) are inputs too
         used = used_sheets(sheet, self.sheets)
         looked_up = [r for kind in kinds_looked_up(used) for r in self.drawer.records_of(kind)]
         depends = tuple(_dependencies(self.drawer.lookup, [*records, *looked_up]))
-        return Output(path, Path(relative).as_posix(), sheet, scope, depends, title, footer)
+        return Output(path, Path(relative).as_posix(), sheet, scope, depends, title, footer, looked)
+
+
+def output_key(inputs: Inputs, drawer: Templates, output: Output, looked: Looked, extra: str = "") -> str:
+    """An output's key: the digest of its inputs, the records `looked` gives now among them (and
+    the records the cards it drew name: a card's face may show them), then `looked` itself."""
+    found = looked_records(looked, drawer.lookup, drawer.records_of)
+    named = _dependencies(drawer.lookup, [e["record"] for e in found if "drawn" in e and isinstance(e["record"], dict)])
+    files, missing = looked_files(looked, inputs.loaded.project.root)
+    digest = inputs.digest(output.sheet, output.relative, (*output.records, *found, *named), files, missing)
+    return compose(digest + extra, looked)
 
 
 def _field_key(name: str) -> Callable[[dict[str, Any]], tuple[int, Any]]:
@@ -429,13 +443,17 @@ def lay_out_sheets(
     laid: list[LaidOut] = []
     setup_problems = [_locate(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        key = inputs.digest(output.sheet, output.relative, output.records) + words_key
         named = {"title": output.title, "subtitle": _subtitle(drawer, output)}
-        if not force and manifest.fresh(output.path, key):
-            laid.append(LaidOut(SheetResult(output.path, False, (), **named), key))
-            continue
+        stored = parse(manifest.stored(output.path))  # what it looked up when laid out (None: not known)
+        if not force and stored is not None:
+            key = output_key(inputs, drawer, output, merged(output.looked, stored), words_key)
+            if manifest.fresh(output.path, key):
+                laid.append(LaidOut(SheetResult(output.path, False, (), **named), key))
+                continue
         drawer.problems.clear()
+        drawer.track()
         data = build_one(drawer, output, pagesize)
+        key = output_key(inputs, drawer, output, merged(output.looked, drawer.tracked()), words_key)
         LAID_OUT[output.sheet.name] += 1
         cache = None if check_cache is None else check_cache / _cache_name(output.relative)
         placed = (place(loaded, s, f) for s, f in drawer.problems) if cache is not None else ()
@@ -485,7 +503,7 @@ def render_findings(
     `pnp build` skips by), and reused while that digest holds. Outputs are planned and digested
     with the templates alone: reportlab is imported only when some output must be laid out.
     """
-    from pnp.drawing.findings import read_cache, write_cache
+    from pnp.drawing.findings import read_cache_keyed, write_cache
 
     pagesize = paper_size(paper)
     project = loaded.project
@@ -493,7 +511,8 @@ def render_findings(
     if texts is not None:  # a language (as build_sheets): its own copy of the sheet files
         sheets = read_sheet_files(project)
         texts(sheets)
-    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), make_templates(loaded, sheets, word))
+    templates = make_templates(loaded, sheets, word)
+    outputs, planner = plan_all(loaded, sheets, Path("/nonexistent-output"), templates)
     drawer: Drawer | None = None
     inputs = Inputs(loaded, sheets, paper)
     files = {f.path: f for f in loaded.files}
@@ -501,19 +520,26 @@ def render_findings(
     root = project.root
     found = [place(loaded, s, f) for s, f in planner.problems]
     for output in outputs:
-        key = inputs.digest(output.sheet, output.relative, output.records) + words_key
         name = _cache_name(output.relative)
-        cached = read_cache(cache / name, key, files, root) if cache is not None else None
+        stored = read_cache_keyed(cache / name, files, root) if cache is not None else None
+        looked = None if stored is None else parse(stored[0])  # what it looked up when laid out
+        cached = None
+        key = "" if looked is None else output_key(inputs, templates, output, merged(output.looked, looked), words_key)
+        if stored is not None and stored[0] == key:
+            cached = stored[1]
         if cached is None:
             if drawer is None:  # the first output not in the cache: now draw
                 fonts.register_bundled()
                 fonts.pdf_settings()
                 drawer = make_drawer(loaded, sheets, pagesize, draw_card, word)
             drawer.problems.clear()
+            drawer.track()
             build_one(drawer, output, pagesize)
+            laid_looked = drawer.tracked()
             LAID_OUT[output.sheet.name] += 1
             cached = [place(loaded, s, f) for s, f in drawer.problems]
             if cache is not None:
+                key = output_key(inputs, templates, output, merged(output.looked, laid_looked), words_key)
                 write_cache(cache / name, key, cached, root)
         found.extend(cached)
     unique: dict[tuple[int, Finding], tuple[RecordFile, Finding]] = {(id(f), x): (f, x) for f, x in found}

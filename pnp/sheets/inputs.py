@@ -88,8 +88,16 @@ class Inputs:
             self._drawn[kind] = [] if layout is None else [*layout.files, *asset_files(self.loaded, layout, kind)]
         return self._drawn[kind]
 
-    def digest(self, sheet: SheetFile, relative: str, records: tuple[dict[str, Any], ...]) -> str:
-        """The digest of one output (`relative`: its path inside the output folder)."""
+    def digest(
+        self,
+        sheet: SheetFile,
+        relative: str,
+        records: tuple[dict[str, Any], ...],
+        named: list[Path] | None = None,
+        unusable: list[str] | None = None,
+    ) -> str:
+        """The digest of one output (`relative`: its path inside the output folder); `named`: files
+        its templates named (an image's templated `src`), `unusable`: such names that are no file."""
         from pnp.core.output import digest
 
         used = used_sheets(sheet, self.sheets) if sheet.name in self.sheets.sheets else [sheet]
@@ -101,7 +109,8 @@ class Inputs:
             files += [path for kind in kinds for path in self.drawn_with(kind)]
         root = self.loaded.project.root
         files += [root / str(b["src"]) for b in _blocks_of(used, "image") if "{" not in str(b.get("src", "{"))]
+        files += named or []
         return digest(
             "sheets", self.code, self.paper, relative, [s.data for s in used], orjson.dumps(records).decode(),
-            docs, files=[*self.files, *files], root=self.loaded.project.root,
+            docs, unusable or [], files=[*self.files, *files], root=self.loaded.project.root,
         )  # fmt: skip

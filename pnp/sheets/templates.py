@@ -26,6 +26,7 @@ from pnp.project.refkinds import Lookup, ref_filter
 from pnp.project.sandbox import bounded_render
 from pnp.project.sheetfiles import SheetFile, SheetSet
 from pnp.project.templatewords import install_words
+from pnp.sheets.lookups import CARD, Looked, merged
 
 Block = dict[str, Any]
 Scope = dict[str, Any]
@@ -124,18 +125,64 @@ class Templates:
     word: Callable[[str, str], str] = lambda _context, text: text
     problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
     env: ImmutableSandboxedEnvironment = field(default_factory=template_env)
+    # what the templates looked up while tracking (`track`): records by id (with the kind a scoped
+    # `ref` named, "" for none) and kinds listed whole (`records_of`); None: not tracking
+    _looked_ids: set[tuple[Any, str]] | None = None
+    _looked_kinds: set[str] | None = None
+    _looked_files: set[str] | None = None  # files named by templates (an `image` block's `src`)
     _compiled: dict[tuple[str, bool], Any] = field(default_factory=dict)
     _macro_templates: dict[str, tuple[Any, frozenset[str]]] = field(default_factory=dict)
     _apart_templates: dict[tuple[str, str], tuple[Any, Any] | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.env.undefined = ChainableUndefined  # a missing field prints nothing and is false
+        self.lookup = self._tracked_lookup(self.lookup)
+        self.records_of = self._tracked_records_of(self.records_of)
         self.env.filters["ref"] = ref_filter(self.lookup)
         self.env.filters["label"] = self._label_filter()
         self.env.filters["resolve"] = self._resolve
         self.env.globals["records_of"] = self.records_of
         word = self.word  # `_('Ships')` in a sheet: the entry of this sheet file (sheet:<name>, by text)
         install_words(self.env, lambda context, text: word(f"sheet:{context.get('__sheet__', '')}", text))
+
+    def _tracked_lookup(self, lookup: Any) -> Any:
+        def looked_up(record_id: Any, kind: str | None = None) -> Any:
+            if self._looked_ids is not None and isinstance(record_id, (str, int)) and not isinstance(record_id, bool):
+                self._looked_ids.add((record_id, kind if isinstance(kind, str) else ""))
+            return lookup(record_id, kind)
+
+        return looked_up
+
+    def _tracked_records_of(self, records_of: Callable[[str], list[dict[str, Any]]]) -> Any:
+        def listed(kind: Any) -> list[dict[str, Any]]:
+            if self._looked_kinds is not None:
+                self._looked_kinds.add(str(kind))
+            return records_of(kind)
+
+        return listed
+
+    def track(self) -> None:
+        """Start noting every record the templates look up (pnp.sheets.lookups: an output depends on
+        exactly those), forgetting what was noted before."""
+        self._looked_ids, self._looked_kinds, self._looked_files = set(), set(), set()
+
+    def note_card(self, record: dict[str, Any]) -> None:
+        """A record a `card` block drew (its face may show what it names), while tracking."""
+        record_id = record.get("id")
+        if self._looked_ids is not None and isinstance(record_id, str):
+            self._looked_ids.add((record_id, CARD))
+
+    def note_file(self, name: str) -> None:
+        """A file a template named (its content is an input of the output), while tracking."""
+        if self._looked_files is not None:
+            self._looked_files.add(name)
+
+    def tracked(self) -> Looked:
+        """What was looked up since `track` (ids with their kind scope, kinds listed, files named),
+        sorted; and stop noting."""
+        looked = (tuple(self._looked_ids or ()), tuple(self._looked_kinds or ()), tuple(self._looked_files or ()))
+        self._looked_ids = self._looked_kinds = self._looked_files = None
+        return merged(looked)
 
     def _resolve(self, value: Any) -> Any:
         """`{{ unit | resolve }}`: the record an id names (lists map item by item); None for no record."""
