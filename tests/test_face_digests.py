@@ -236,3 +236,59 @@ def test_a_files_keys_are_taken_from_the_last_check_while_its_records_and_images
     (project / "art" / "moon.png").write_bytes((project / "art" / "moon.png").read_bytes() + b"\0")
     made, _, own = keys(stored)
     assert made[:half] == own[:half] != [f"stored-{n}" for n in range(half)]  # its image changed
+
+
+def show_on_spells(project: Path, text: str) -> None:
+    """The spell layout's `home` element made to print `text` instead."""
+    layout_path = project / "layouts" / "test-spell.json"
+    layout = json.loads(layout_path.read_text(encoding="utf-8"))
+    for element in layout["front"]["elements"]:
+        if element.get("name") == "home":
+            element["text"] = text
+    layout_path.write_text(json.dumps(layout), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("text", "redrawn"),
+    [
+        ("{{ source.section | ref }}", "shower"),  # a field's id: the spell that names card-01
+        ("{{ [source.section] | map('ref') | join(', ') }}", "all"),  # by map, on a list the template makes
+        ("{{ ('card-' ~ '01') | ref }}", "all"),  # an id the template makes: every spell may show it
+        ("{% filter ref %}card-01{% endfilter %}", "all"),
+        ("{{ [source.section] | select('ref') | list | length }}", "all"),  # its name handed on
+        ("Cross-ref: see the card", "none"),  # the word in plain text calls nothing
+    ],
+)
+def test_ref_is_followed_however_it_is_called(project: Path, text: str, redrawn: str) -> None:
+    """Renaming card-01 redraws its own faces and every face whose text may show it: the spell that
+    names it (a field), every spell (an id the template makes), or no spell (no lookup at all)."""
+    show_on_spells(project, text)
+    check_round(project)
+    cards = json.loads((project / "cards" / "cards.json").read_text(encoding="utf-8"))
+    target = next(i for i, r in enumerate(cards) if r["id"] == "card-01")
+    copies = int(cards[target].get("copies", 1))
+    spells = json.loads((project / "cards" / "spells.json").read_text(encoding="utf-8"))
+    every_spell = sum(int(r.get("copies", 1)) for r in spells)
+    edit(project / "cards" / "cards.json", target, name="Card the first")
+    expected = copies + {"shower": 1, "all": every_spell, "none": 0}[redrawn]
+    assert check_round(project)[0] == expected
+
+
+def test_an_export_follows_an_id_the_template_makes(project: Path) -> None:
+    """`pnp export printshop` of the spells rewrites their file when the record a computed id names
+    changes (its key holds every record, as the build's face digests do)."""
+    from pypdf import PdfReader
+
+    from tests.runpnp import run
+
+    show_on_spells(project, "{{ ('card-' ~ '02') | ref }}")  # no spell's own values name card-02
+    assert run(project, "export", "printshop", "test.spell").returncode == 0
+    cards = json.loads((project / "cards" / "cards.json").read_text(encoding="utf-8"))
+    assert "card-02" not in (project / "cards" / "spells.json").read_text()
+    edit(
+        project / "cards" / "cards.json", next(i for i, r in enumerate(cards) if r["id"] == "card-02"), name="Card Uno"
+    )
+    done = run(project, "export", "printshop", "test.spell")
+    assert "wrote output/test/printshop/test.spell.pdf" in done.stderr, done.stderr
+    text = " ".join(page.extract_text() for page in PdfReader(project / "output/test/printshop/test.spell.pdf").pages)
+    assert "Card Uno" in text

@@ -109,10 +109,10 @@ def preset_parts(loaded: Any, layout: Any, kind: str, name: str, digests: Any) -
     """Every text a kind's faces may draw characters of, as UTF-8: its layout, its records (all
     records when its templates look others up), the icons, the sheet label. Assigned first in its
     fonts (pnp.drawing.stablefont); a character drawn that is not here only costs the reuse."""
-    from pnp.drawing.faces import REF_FILTER
+    from pnp.drawing.faces import ref_use
 
     layout_text = orjson.dumps(layout.data)
-    if REF_FILTER.search(layout_text.decode()) or b"records_of" in layout_text:
+    if ref_use(layout) != "none":
         records = [record for record_file in loaded.files for record in record_file.records]
     else:
         records = [record for _, _, record in loaded.records(kind)]

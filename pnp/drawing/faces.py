@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pnp.project.layout import Layout
     from pnp.project.loaded import LoadedProject
 
-REF_FILTER = re.compile(r"\|\s*ref\b")
+REF_WORD = re.compile(r"\bref\b")  # where `ref` may be called (ref_use tells how)
 PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 FILE_CAP = 256 * 1024 * 1024  # an input file hashed at most this far (pnp.core.output's INPUT_CAP)
 Record = dict[str, Any]
@@ -272,7 +272,7 @@ class FaceDigests:
         for path in files:  # named from the project's root: a copy elsewhere (pnp diff) has the same digests
             name = path.relative_to(project.root).as_posix() if path.is_relative_to(project.root) else str(path)
             hasher.update(name.encode(errors="surrogatepass") + b"\0" + self.files.of(path).encode())
-        uses_refs = _ref_use(layout)
+        uses_refs = ref_use(layout)
         if uses_refs == "any":  # a template looks up an id it makes itself: every record may show
             hasher.update(self._all_records())
         assets = tuple(site.path for site in self.loaded.schemas.sites(kind) if site.what == "asset")
@@ -289,36 +289,57 @@ def _is_hex(text: str) -> bool:
     return True
 
 
-def _ref_use(layout: Layout) -> str:
+def ref_use(layout: Layout) -> str:
     """How the layout's templates use `ref`: "none"; "fields" (only on values of the record, so a
     face reads the records whose ids are among its record's values); "any" (on a value a template
-    makes, such as a constant id: any record may be shown)."""
+    makes, such as a constant id, or anywhere its use cannot be told: any record may be shown).
+    `ref` is found however it is called: `x | ref`, `xs | map('ref')`, `{% filter ref %}`, or its
+    name handed on as a string."""
     text = _dumps(layout.data).decode()
-    if REF_FILTER.search(text) is None:
+    if REF_WORD.search(text) is None:
         return "none"
-    from jinja2 import nodes
+    from jinja2 import TemplateSyntaxError, nodes
 
     from pnp.project.layout import template_env
 
     env = template_env()
+    found = False
     for source in _strings(layout.data):
-        if REF_FILTER.search(source) is None:
+        if REF_WORD.search(source) is None:
             continue
         try:
             parsed = env.parse(source if "{" in source else "{{ " + source + " }}")
+        except TemplateSyntaxError:
+            if "{" in source:
+                return "any"  # reported by the drawing; assume the worst here
+            continue  # plain text, no expression: it calls nothing
         except Exception:  # noqa: BLE001 - reported by the drawing; assume the worst here
             return "any"
+        filters = list(parsed.find_all(nodes.Filter))
+        refs = [node for node in filters if node.name == "ref"]
+        maps = [
+            node
+            for node in filters
+            if node.name == "map"
+            and node.args
+            and isinstance(node.args[0], nodes.Const)
+            and node.args[0].value == "ref"
+        ]
+        named = sum(1 for node in parsed.find_all(nodes.Const) if node.value == "ref")
+        if named > len(maps):
+            return "any"  # the filter's name handed on (`select('ref')`, a macro): applied to anything
+        if not refs and not maps:
+            continue
+        found = True
         if any(True for _ in parsed.find_all((nodes.For, nodes.Assign, nodes.AssignBlock, nodes.Macro))):
             return "any"  # a name the template binds itself may hold any id
-        for node in parsed.find_all(nodes.Filter):
-            if node.name != "ref":
-                continue
+        for node in [*refs, *maps]:
             target = node.node
             while isinstance(target, (nodes.Getattr, nodes.Getitem)):
                 target = target.node
             if not isinstance(target, nodes.Name):
-                return "any"
-    return "fields"
+                return "any"  # on a value the template makes, or a `{% filter ref %}` block
+    return "fields" if found else "none"
 
 
 def _strings(node: Any) -> list[str]:

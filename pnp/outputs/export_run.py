@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import io
-import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -40,7 +39,6 @@ if TYPE_CHECKING:
     from pnp.translation.translate import Localized
 
 INCH = 72.0
-REF_FILTER = re.compile(r"\|\s*ref\b")
 Order = Literal["back-front", "front-back"]
 Side = Literal["front", "back"]
 
@@ -182,9 +180,16 @@ class Session:
         return plans
 
     def referenced(self, layout: Layout, records: list[dict[str, Any]]) -> list[Any]:
-        """Records that `records` reference, when the layout shows them (`| ref`): their changes redraw the kind."""
-        if not REF_FILTER.search(json.dumps(layout.data)):
+        """Records the layout may show besides `records` (`| ref`): their changes redraw the kind.
+        Those `records` reference; every record where a template looks up an id it makes itself
+        (`('spell-' ~ n) | ref`: pnp.drawing.faces.ref_use), as the build's face digests do."""
+        from pnp.drawing.faces import ref_use
+
+        use = ref_use(layout)
+        if use == "none":
             return []
+        if use == "any":
+            return [record for record_file in self.loaded.files for record in record_file.records]
         return [record for _, record in self.loaded.referenced(records)]
 
     def fresh(self, targets: list[Path], key: str) -> bool:
