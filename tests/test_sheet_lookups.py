@@ -161,3 +161,46 @@ def test_a_stored_key_naming_files_outside_the_project_reads_none(project: Path,
     done = pnp(project, "build")
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     assert written(done) == {CAMPAIGN}
+
+
+def test_referencing_lists_the_records_that_name_one_and_follows_them(tmp_path: Path) -> None:
+    """`referencing(id, kind)`: the scenarios whose `units` name a unit, the notes whose `about`
+    does (any kind, any x-ref field); dropping a unit from a scenario rebuilds the aid."""
+    root = copy_project(tmp_path)
+    edit(
+        root / "sheets" / "units.yaml",
+        '      - {header: Strength, value: "{{ unit.strength }}"}\n',
+        '      - {header: Strength, value: "{{ unit.strength }}"}\n'
+        "      - {header: In, value: \"{{ referencing(unit.id, 'toy.scenario') | map(attribute='name') | join(' + ') or '-' }}\"}\n"
+        "      - {header: Named by, value: \"{{ referencing(unit.id) | map(attribute='id') | join(' + ') or '-' }}\"}\n"
+        "      - {header: As, value: \"{{ referencing(unit.id, 'toy.note', 'about') | length }}\"}\n",
+    )
+    done = pnp(root, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = " ".join(pages(root / UNITS))
+    assert "Ember Imp 2 First Blood imp-note + first-blood 1" in text, text
+    assert "Tide Crab 3 First Blood + High Tide first-blood + high-tide 0" in text, text
+    assert "Ash Drake 5 - - 0" in text, text
+    scenarios = root / "cards" / "scenarios.json"
+    records = json.loads(scenarios.read_text())
+    for record in records:
+        if record["id"] == "high-tide":
+            record["units"] = []
+    scenarios.write_text(json.dumps(records, indent=1))
+    done = pnp(root, "build")
+    assert UNITS in written(done), done.stderr
+    assert "Tide Crab 3 First Blood first-blood 0" in " ".join(pages(root / UNITS))
+    assert written(pnp(root, "build")) == set()
+
+
+def test_referencing_with_anything_but_an_id_is_empty(tmp_path: Path) -> None:
+    root = copy_project(tmp_path)
+    edit(
+        root / "sheets" / "units.yaml",
+        "title: Units by element",
+        'title: "Units {{ referencing(none) | length }}{{ referencing([1]) | length }}'
+        "{{ referencing('no-such-unit') | length }}{{ referencing('tide-crab', 'no.kind') | length }}\"",
+    )
+    done = pnp(root, "build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert pages(root / UNITS)[0].startswith("Units 0000")

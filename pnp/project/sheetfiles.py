@@ -33,7 +33,9 @@ SHEET_SCHEMA = Path(__file__).resolve().parents[1] / "sheet.schema.json"
 MAX_SHEET_BYTES = 2 * 1024 * 1024
 MAX_INCLUDE_DEPTH = 8
 # Names every sheet template may read besides the record's fields.
-SHEET_NAMES = frozenset({"record", "records", "items", "game", "title", "group", "loop", "index", "records_of"})
+SHEET_NAMES = frozenset(
+    {"record", "records", "items", "game", "title", "group", "loop", "index", "records_of", "referencing"}
+)
 # Keys holding Jinja expressions (the rest of the string keys are templates).
 EXPRESSION_KEYS = frozenset({"when", "rows", "over", "group", "record", "where", "columns_from"})
 TEMPLATE_KEYS = frozenset(

@@ -294,7 +294,17 @@ def _template_parts(loaded: LoadedProject, sheets: SheetSet, word: Callable[[str
     def records_of(kind: str) -> list[dict[str, Any]]:
         return [r for _f, _i, r in loaded.records(str(kind))] if kind in schemas.kind_uri else []
 
-    parts: dict[str, Any] = {"lookup": lookup, "labels": labels, "records_of": records_of}
+    def ref_sites(kind: str) -> list[tuple[tuple[str, ...], str]]:
+        return (
+            [(site.path, site.by) for site in schemas.sites(kind) if site.what == "ref"]
+            if kind in schemas.kind_uri
+            else []
+        )
+
+    with_refs = tuple(kind for kind in sorted(schemas.kind_uri) if ref_sites(kind))
+    parts: dict[str, Any] = {
+        "lookup": lookup, "labels": labels, "records_of": records_of, "ref_sites": ref_sites, "kinds_with_refs": with_refs,
+    }  # fmt: skip
     if word is not None:  # a language build (pnp.translation.sheetwords)
         parts["word"] = word
     return parts

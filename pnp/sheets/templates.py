@@ -121,6 +121,10 @@ class Templates:
     lookup: Lookup
     labels: Callable[[str, str], dict[str, str]]
     records_of: Callable[[str], list[dict[str, Any]]] = lambda _kind: []
+    # the reference sites of a kind's records (path, and the target field a value names: "id" or
+    # another), and the kinds that have any: what `referencing` searches
+    ref_sites: Callable[[str], list[tuple[tuple[str, ...], str]]] = lambda _kind: []
+    kinds_with_refs: tuple[str, ...] = ()
     # a sheet word from no sheet file, by catalog context (pnp.translation.sheetwords): a language build translates it
     word: Callable[[str, str], str] = lambda _context, text: text
     problems: list[tuple[SheetFile, Finding]] = field(default_factory=list)
@@ -130,6 +134,7 @@ class Templates:
     _looked_ids: set[tuple[Any, str]] | None = None
     _looked_kinds: set[str] | None = None
     _looked_files: set[str] | None = None  # files named by templates (an `image` block's `src`)
+    _naming: dict[str, dict[tuple[str, Any], list[tuple[dict[str, Any], str]]]] = field(default_factory=dict)
     _compiled: dict[tuple[str, bool], Any] = field(default_factory=dict)
     _macro_templates: dict[str, tuple[Any, frozenset[str]]] = field(default_factory=dict)
     _apart_templates: dict[tuple[str, str], tuple[Any, Any] | None] = field(default_factory=dict)
@@ -142,6 +147,7 @@ class Templates:
         self.env.filters["label"] = self._label_filter()
         self.env.filters["resolve"] = self._resolve
         self.env.globals["records_of"] = self.records_of
+        self.env.globals["referencing"] = self.referencing
         word = self.word  # `_('Ships')` in a sheet: the entry of this sheet file (sheet:<name>, by text)
         install_words(self.env, lambda context, text: word(f"sheet:{context.get('__sheet__', '')}", text))
 
@@ -160,6 +166,42 @@ class Templates:
             return records_of(kind)
 
         return listed
+
+    def referencing(self, record_id: Any, kind: Any = None, field_name: Any = None) -> list[dict[str, Any]]:
+        """`referencing(id)`: the records whose references name the record `id` (through any field
+        its kind's schema marks `x-ref`), kind by kind (sorted), each kind's in project order; `kind`:
+        of that kind only; `field_name`:
+        through that top-level field only. What the looked-up ids' kinds list is tracked as
+        `records_of` is: a record that starts or stops naming it rebuilds the output."""
+        if isinstance(record_id, bool) or not isinstance(record_id, (str, int)):
+            return []
+        target = self.lookup(record_id, None)
+        kinds = [str(kind)] if kind is not None else list(self.kinds_with_refs)
+        found: list[dict[str, Any]] = []
+        for name in kinds:
+            self.records_of(name)  # noted while tracking: the answer depends on every record of the kind
+            naming = self._naming_index(name)
+            for by in {by for _path, by in self.ref_sites(name)}:
+                value = record_id if by == "id" else (target or {}).get(by)
+                for record, via in naming.get((by, value), []) if value is not None else []:
+                    if (field_name is None or via == field_name) and all(record is not r for r in found):
+                        found.append(record)
+        return found
+
+    def _naming_index(self, kind: str) -> dict[tuple[str, Any], list[tuple[dict[str, Any], str]]]:
+        """(target field, value) -> (record, top-level field) for every reference of `kind`'s records."""
+        from pnp.project.index import values_at
+
+        index = self._naming.get(kind)
+        if index is None:
+            index = {}
+            for record in self.records_of(kind):
+                for path, by in self.ref_sites(kind):
+                    for _pointer, value in values_at(record, path, ""):
+                        if isinstance(value, (str, int)) and not isinstance(value, bool):
+                            index.setdefault((by, value), []).append((record, path[0]))
+            self._naming[kind] = index
+        return index
 
     def track(self) -> None:
         """Start noting every record the templates look up (pnp.sheets.lookups: an output depends on
