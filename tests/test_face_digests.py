@@ -257,6 +257,12 @@ def show_on_spells(project: Path, text: str) -> None:
         ("{% filter ref %}card-01{% endfilter %}", "all"),
         ("{{ [source.section] | select('ref') | list | length }}", "all"),  # its name handed on
         ("Cross-ref: see the card", "none"),  # the word in plain text calls nothing
+        ("{% set r = source.section | ref %}{{ r }}", "shower"),  # the lookup's answer bound: still a field's id
+        ("{% for k in source | list %}{{ source[k] | ref }}{% endfor %}", "shower"),  # a loop over the record's own
+        ("{% for s in [source.section] %}{{ s | ref }}{% endfor %}", "all"),  # over a list the template makes
+        ("{% set x = 'card-01' %}{{ x | ref }}", "all"),
+        ("{% macro m(v) %}{{ v | ref }}{% endmacro %}{{ m(source.section) }}", "all"),
+        ("{{ (source.section | default('card-01')) | ref }}", "all"),  # a default the template writes
     ],
 )
 def test_ref_is_followed_however_it_is_called(project: Path, text: str, redrawn: str) -> None:

@@ -204,3 +204,22 @@ def test_referencing_with_anything_but_an_id_is_empty(tmp_path: Path) -> None:
     done = pnp(root, "build")
     assert done.returncode == 0, done.stdout + done.stderr
     assert pages(root / UNITS)[0].startswith("Units 0000")
+
+
+def test_a_card_drawn_on_a_sheet_follows_an_id_its_layout_makes(tmp_path: Path) -> None:
+    """The unit layout prints `('ember' ~ '-imp') | ref` on every unit card: high-tide's setup sheet
+    draws only the Tide Crab's card, yet shows the Ember Imp's name, so renaming it rebuilds it."""
+    root = copy_project(tmp_path)
+    path = root / "layouts" / "toy.unit.json"
+    layout = json.loads(path.read_text())
+    layout["front"]["elements"].append(
+        {"type": "text", "x": 2, "y": 13, "w": 16, "h": 4, "text": "{{ ('ember' ~ '-imp') | ref }}", "size": 3}
+    )
+    path.write_text(json.dumps(layout))
+    assert pnp(root, "build").returncode == 0
+    setup = "output/toy/setup/high-tide.pdf"
+    assert shows(root, setup, "Ember Imp")
+    edit(root / "cards" / "units.json", '"Ember Imp"', '"Ember Devil"')
+    done = pnp(root, "build")
+    assert setup in written(done) and shows(root, setup, "Ember Devil"), done.stderr
+    assert written(pnp(root, "build")) == set()

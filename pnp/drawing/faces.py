@@ -331,15 +331,78 @@ def ref_use(layout: Layout) -> str:
         if not refs and not maps:
             continue
         found = True
-        if any(True for _ in parsed.find_all((nodes.For, nodes.Assign, nodes.AssignBlock, nodes.Macro))):
-            return "any"  # a name the template binds itself may hold any id
+        made = _made_names(parsed)
         for node in [*refs, *maps]:
-            target = node.node
-            while isinstance(target, (nodes.Getattr, nodes.Getitem)):
-                target = target.node
+            target = _root(node.node)
             if not isinstance(target, nodes.Name):
                 return "any"  # on a value the template makes, or a `{% filter ref %}` block
+            if target.name in made:
+                return "any"  # a name the template binds itself (set, a macro's parameter) may hold any id
     return "fields" if found else "none"
+
+
+# filters whose items are their input's (a subset, in some order), when their arguments are constants
+KEEPS_ITEMS = frozenset(
+    {"default", "sort", "reverse", "list", "unique", "select", "reject", "selectattr", "rejectattr"}
+)
+
+
+def _root(node: Any) -> Any:
+    """The name an attribute or item chain starts from (`l.units[0]` -> `l`), through filters that
+    only pick or order its items (`levels | default([]) | sort` -> `levels`)."""
+    from jinja2 import nodes
+
+    while True:
+        if isinstance(node, (nodes.Getattr, nodes.Getitem)):
+            node = node.node
+        elif isinstance(node, nodes.Filter) and node.name in KEEPS_ITEMS and node.node is not None:
+            arguments = [*node.args, *(keyword.value for keyword in node.kwargs)]
+            if node.name == "default":  # its argument is a value, not a criterion: only an empty one
+                arguments = [a for a in arguments if not (isinstance(a, nodes.Const) and a.value in (None, "", False))]
+                if any(not (isinstance(a, (nodes.List, nodes.Dict)) and not a.items) for a in arguments):
+                    return node  # `default('some-id')`: an id the template writes
+            elif not all(_inert(argument) for argument in arguments):
+                return node
+            node = node.node
+        else:
+            return node
+
+
+def _inert(node: Any) -> bool:
+    """A constant that brings no id of its own: a string, number or boolean, an empty list or map."""
+    from jinja2 import nodes
+
+    if isinstance(node, nodes.Const):
+        return True
+    return isinstance(node, (nodes.List, nodes.Dict)) and not node.items
+
+
+def _made_names(parsed: Any) -> set[str]:
+    """The names a template binds to values it may make itself: every name it sets or takes as a
+    parameter, and each `for` loop's names unless the loop runs over the record's own values (a
+    field, or a loop's item over one: `{% for l in levels %}`), whose items are the record's too."""
+    from jinja2 import nodes
+
+    loops = list(parsed.find_all(nodes.For))
+    in_loops = {id(name) for loop in loops for name in _names_in(loop.target)}
+    made = {
+        name.name for name in parsed.find_all(nodes.Name) if name.ctx in ("store", "param") and id(name) not in in_loops
+    }
+    looped = {name.name for loop in loops for name in _names_in(loop.target)}
+    of_record: set[str] = set()
+    for _ in loops:  # a loop over another loop's items: as many passes as loops at most
+        for loop in loops:
+            source = _root(loop.iter)
+            over_record = isinstance(source, nodes.Name) and source.name not in made
+            if over_record and (source.name not in looped or source.name in of_record):
+                of_record |= {name.name for name in _names_in(loop.target)}
+    return made | (looped - of_record)
+
+
+def _names_in(target: Any) -> list[Any]:
+    from jinja2 import nodes
+
+    return [target] if isinstance(target, nodes.Name) else list(target.find_all(nodes.Name))
 
 
 def _strings(node: Any) -> list[str]:

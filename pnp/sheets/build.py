@@ -182,9 +182,11 @@ def output_key(inputs: Inputs, drawer: Templates, output: Output, looked: Looked
     """An output's key: the digest of its inputs, the records `looked` gives now among them (and
     the records the cards it drew name: a card's face may show them), then `looked` itself."""
     found = looked_records(looked, drawer.lookup, drawer.records_of)
-    named = _dependencies(drawer.lookup, [e["record"] for e in found if "drawn" in e and isinstance(e["record"], dict)])
+    drawn = [e["record"] for e in found if "drawn" in e and isinstance(e["record"], dict)]
+    named = _dependencies(drawer.lookup, drawn)
     files, missing = looked_files(looked, inputs.loaded.project.root)
-    digest = inputs.digest(output.sheet, output.relative, (*output.records, *found, *named), files, missing)
+    kinds = tuple(sorted({str(record.get("kind")) for record in drawn}))
+    digest = inputs.digest(output.sheet, output.relative, (*output.records, *found, *named), files, missing, kinds)
     return compose(digest + extra, looked)
 
 

@@ -10,6 +10,7 @@ the outputs that use it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -73,11 +74,32 @@ class Inputs:
         self.files += icon_files(loaded.project)  # text of a sheet draws them too
         self._layouts: LayoutSet | None = None
         self._drawn: dict[str, list[Path]] = {}
+        self._any: dict[str, bool] = {}
+        self._every: str | None = None
 
     def layouts(self) -> LayoutSet:
         if self._layouts is None:
             self._layouts = self.loaded.layouts
         return self._layouts
+
+    def shows_any_record(self, kind: str) -> bool:
+        """Whether a kind's card may show any record: its layout looks up ids its templates make
+        (pnp.drawing.faces.ref_use), so a card drawn on a sheet depends on every record."""
+        if kind not in self._any:
+            from pnp.drawing.faces import ref_use
+
+            layout = self.layouts().by_kind.get(kind)
+            self._any[kind] = layout is not None and ref_use(layout) == "any"
+        return self._any[kind]
+
+    def every_record(self) -> str:
+        """The digest of every record of the project (made once)."""
+        if self._every is None:
+            hasher = hashlib.sha256()
+            for record_file in self.loaded.files:
+                hasher.update(orjson.dumps(record_file.records, default=str))
+            self._every = hasher.hexdigest()
+        return self._every
 
     def drawn_with(self, kind: str) -> list[Path]:
         """A kind's card layout files and the static images and fonts it draws (none: no layout)."""
@@ -95,22 +117,27 @@ class Inputs:
         records: tuple[dict[str, Any], ...],
         named: list[Path] | None = None,
         unusable: list[str] | None = None,
+        drawn: tuple[str, ...] = (),
     ) -> str:
         """The digest of one output (`relative`: its path inside the output folder); `named`: files
-        its templates named (an image's templated `src`), `unusable`: such names that are no file."""
+        its templates named (an image's templated `src`), `unusable`: such names that are no file;
+        `drawn`: the kinds of the records its `card` blocks drew when it was laid out."""
         from pnp.core.output import digest
 
         used = used_sheets(sheet, self.sheets) if sheet.name in self.sheets.sheets else [sheet]
-        kinds = sorted({str(r.get("kind")) for r in records} | set(sheet.kinds))
+        kinds = sorted({str(r.get("kind")) for r in records} | set(sheet.kinds) | set(drawn))
         schemas = self.loaded.schemas
         docs = [schemas.docs[schemas.kind_uri[k]] for k in kinds if k in schemas.kind_uri]
         files = [s.source.path for s in used if s.source.raw]
+        every = ""
         if _blocks_of(used, "card"):
             files += [path for kind in kinds for path in self.drawn_with(kind)]
+            if any(self.shows_any_record(kind) for kind in kinds):
+                every = self.every_record()
         root = self.loaded.project.root
         files += [root / str(b["src"]) for b in _blocks_of(used, "image") if "{" not in str(b.get("src", "{"))]
         files += named or []
         return digest(
             "sheets", self.code, self.paper, relative, [s.data for s in used], orjson.dumps(records).decode(),
-            docs, unusable or [], files=[*self.files, *files], root=self.loaded.project.root,
+            docs, unusable or [], every, files=[*self.files, *files], root=self.loaded.project.root,
         )  # fmt: skip
