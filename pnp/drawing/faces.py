@@ -40,6 +40,15 @@ def _dumps(value: Any) -> bytes:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS, default=str)
 
 
+def every_record_digest(loaded: LoadedProject) -> bytes:
+    """The digest of every record of the project: what a face (or a sheet drawing one) whose
+    layout may show any record depends on (`ref_use` "any")."""
+    hasher = hashlib.sha256()
+    for record_file in loaded.files:
+        hasher.update(_dumps(record_file.records))
+    return hasher.digest()
+
+
 class FileDigests:
     """Content digests of files, made once while a file is unchanged (pnp.core.filefacts): a round
     of `pnp watch`, or a check that keeps its facts, hashes only the files that changed since."""
@@ -254,10 +263,7 @@ class FaceDigests:
 
     def _all_records(self) -> bytes:
         if self._all is None:
-            hasher = hashlib.sha256()
-            for record_file in self.loaded.files:
-                hasher.update(_dumps(record_file.records))
-            self._all = hasher.digest()
+            self._all = every_record_digest(self.loaded)
         return self._all
 
     def _layout(self, layout: Layout, kind: str) -> tuple[str, str, list[Any], tuple[tuple[str, ...], ...]]:
@@ -298,6 +304,18 @@ def ref_use(layout: Layout) -> str:
     text = _dumps(layout.data).decode()
     if REF_WORD.search(text) is None:
         return "none"
+    known = _REF_USES.get(text)
+    if known is None:
+        if len(_REF_USES) >= 256:  # a long `pnp watch` sees many versions of a layout
+            _REF_USES.clear()
+        known = _REF_USES[text] = _ref_use_of(layout)
+    return known
+
+
+_REF_USES: dict[str, str] = {}  # a layout's text -> ref_use: the build, its faces' keys and exports each ask
+
+
+def _ref_use_of(layout: Layout) -> str:
     from jinja2 import TemplateSyntaxError, nodes
 
     from pnp.project.layout import template_env

@@ -24,7 +24,7 @@ from pnp.project.index import values_at
 from pnp.project.loaded import read_sheet_files
 from pnp.project.records import RecordFile
 from pnp.project.sheetfiles import SheetFile, SheetSet, schema_labels
-from pnp.sheets.inputs import Inputs, kinds_looked_up, used_sheets
+from pnp.sheets.inputs import Inputs
 from pnp.sheets.lookups import NOTHING, Looked, compose, looked_files, looked_records, merged, parse
 from pnp.sheets.templates import CardHook, Scope, Templates, humanize, record_id, record_scope, word_key
 
@@ -171,10 +171,9 @@ class Planner:
         title = self.drawer.text(sheet, "/title", sheet.data["title"], scope)
         footer = self.drawer.text(sheet, "/footer", sheet.data["footer"], scope) if "footer" in sheet.data else game
         looked = self.drawer.tracked()
-        # records a template looks up by kind (records_of('KIND')) are inputs too
-        used = used_sheets(sheet, self.sheets)
-        looked_up = [r for kind in kinds_looked_up(used) for r in self.drawer.records_of(kind)]
-        depends = tuple(_dependencies(self.drawer.lookup, [*records, *looked_up]))
+        # what the templates look up besides (records_of, ref on an id they make) is in the key too:
+        # noted when the output is laid out (pnp.sheets.lookups, output_key)
+        depends = tuple(_dependencies(self.drawer.lookup, records))
         return Output(path, Path(relative).as_posix(), sheet, scope, depends, title, footer, looked)
 
 

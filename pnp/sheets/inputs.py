@@ -10,9 +10,6 @@ the outputs that use it.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,12 +38,6 @@ def used_sheets(sheet: SheetFile, sheets: SheetSet) -> list[SheetFile]:
             if target is not None:
                 todo.append(target)
     return sorted(seen.values(), key=lambda s: s.name)
-
-
-def kinds_looked_up(used: list[SheetFile]) -> list[str]:
-    """Kinds named in records_of('...') by these sheets."""
-    text = json.dumps([s.data for s in used])
-    return sorted(set(re.findall(r"records_of\(\s*['\"]([^'\"]+)['\"]", text)))
 
 
 def _blocks_of(used: list[SheetFile], kind: str) -> list[dict[str, Any]]:
@@ -95,10 +86,9 @@ class Inputs:
     def every_record(self) -> str:
         """The digest of every record of the project (made once)."""
         if self._every is None:
-            hasher = hashlib.sha256()
-            for record_file in self.loaded.files:
-                hasher.update(orjson.dumps(record_file.records, default=str))
-            self._every = hasher.hexdigest()
+            from pnp.drawing.faces import every_record_digest
+
+            self._every = every_record_digest(self.loaded).hex()
         return self._every
 
     def drawn_with(self, kind: str) -> list[Path]:
